@@ -1,0 +1,12 @@
+"""siete-env: Siete y Media (sette e mezzo) as a PettingZoo AEC environment.
+
+>>> from siete_env import env
+>>> e = env(num_players=2, rules="spanish")
+"""
+
+from .aec import env, raw_env
+from .game import ActionKind, Game, IllegalActionError
+from .rules import PRESETS, Rules, resolve_rules
+
+__version__ = "0.1.0"
+__all__ = ["PRESETS", "ActionKind", "Game", "IllegalActionError", "Rules", "env", "raw_env", "resolve_rules"]

@@ -1,0 +1,431 @@
+"""The pure Siete y Media engine: state, legal actions, transitions and settlement.
+
+No RL types here (no numpy, gymnasium or pettingzoo). A ``Game`` is a small mutable
+state of ints and lists, advanced by ``apply(action)``; every change an observer could
+see is also appended to ``Game.events`` so that an encoder can keep observations up to
+date incrementally (see ``encoding.py``). All randomness comes from the ``shuffle``
+callable given to the game: a hand is dealt from the top of one permuted deck, which is
+also what makes a stacked deck for a test trivial.
+
+Actions are indices into ``Game.actions`` (built from the rules): each one an
+``ActionDef(name, kind, arg)`` whose ``kind`` is an ``ActionKind``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from .cards import IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, VALUE2
+from .rules import Rules
+
+
+class ActionKind(enum.IntEnum):
+    STAND = 0
+    HIT_UP = 1  # new card face-up (also the banker's hit)
+    HIT_DOWN = 2  # new card face-down; the hand's hidden card is turned face-up
+    SWAP_FOUR = 3  # return an initial 4 before betting and take the top card instead
+    SPLIT = 4  # the figure just drawn starts a new hand
+    KEEP = 5  # the figure just drawn stays in the current hand
+    BET = 6  # initial stake ``arg``
+    RAISE = 7  # raise the stake to ``arg``
+
+
+class ActionDef(NamedTuple):
+    name: str
+    kind: ActionKind
+    arg: int
+
+
+class Phase(enum.IntEnum):
+    BET = 0  # a punter hand starts: bet (or swap an initial 4)
+    DRAW = 1  # a punter hand: hit face-up / face-down, stand, raise
+    SPLIT = 2  # a punter just drew a matching figure: split or keep
+    BANKER = 3  # the banker plays, all cards face-up
+    OVER = 4  # the episode is over
+
+
+class Status(enum.IntEnum):
+    EMPTY = 0  # no such hand (a split slot not used)
+    WAITING = 1  # dealt, not yet played
+    PLAYING = 2
+    STOOD = 3
+    BUST = 4
+
+
+# Event codes (first item of each tuple in ``Game.events``):
+EV_NEW_HAND = 0  # (EV_NEW_HAND,): everything was reset for a new hand (roles, hands)
+EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
+EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
+EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
+EV_RETURN = 4  # (EV_RETURN, card, seat): a shown 4 goes back into the deck
+EV_STATUS = 5  # (EV_STATUS, seat, hand, status)
+EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
+EV_TURN = 7  # (EV_TURN, seat, phase): who acts now, in which phase
+EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
+
+
+def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
+    """The flat action table for these rules; the index of an action is its id."""
+    acts = [
+        ActionDef("STAND", ActionKind.STAND, 0),
+        ActionDef("HIT_UP", ActionKind.HIT_UP, 0),
+        ActionDef("HIT_DOWN", ActionKind.HIT_DOWN, 0),
+        ActionDef("SWAP_FOUR", ActionKind.SWAP_FOUR, 0),
+        ActionDef("SPLIT", ActionKind.SPLIT, 0),
+        ActionDef("KEEP", ActionKind.KEEP, 0),
+    ]
+    acts += [ActionDef(f"BET_{k}", ActionKind.BET, k) for k in rules.bet_levels]
+    acts += [ActionDef(f"RAISE_{k}", ActionKind.RAISE, k) for k in rules.bet_levels[1:]]
+    return tuple(acts)
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state."""
+
+
+_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE = range(8)
+_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP = range(5)
+_EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
+
+
+class Game:
+    """One table: a session of ``rules.hands_per_episode`` hands.
+
+    Seats are ``0..n-1``. Per seat ``s`` and hand slot ``h`` (split hands use slots
+    ``1..max_splits``; the banker only uses slot 0): ``cards[s][h]`` (in the order
+    received), ``hidden[s][h]`` (the face-down card or -1), ``total[s][h]`` (half
+    points), ``stake[s][h]``, ``status[s][h]``. ``chips[s]`` is the seat's net result
+    over the session.
+    """
+
+    __slots__ = (
+        "rules", "n", "hands_per_seat", "max_splits", "actions", "shuffle", "deck", "pos",
+        "banker", "order", "turn", "seat", "hand", "phase", "cards", "hidden", "total",
+        "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
+        "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
+        "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75",
+    )  # fmt: skip
+
+    def __init__(self, rules: Rules, num_players: int, shuffle: Callable[[], Sequence[int]]):
+        self.rules = rules
+        self.n = num_players
+        self.max_splits = rules.splits_for(num_players)
+        self.hands_per_seat = 1 + self.max_splits
+        self.actions = build_actions(rules)
+        self.shuffle = shuffle
+        self._levels = rules.bet_levels
+        self._top = rules.bet_levels[-1]
+        names = [a.name for a in self.actions]
+        self._bet_ids = tuple(names.index(f"BET_{k}") for k in self._levels)
+        self._raise_ids = {k: names.index(f"RAISE_{k}") for k in self._levels[1:]}
+        self._forced_banker = rules.banker_policy_rule == "hit_below_6"
+        self._swap_mode = rules.four_swap
+        self._pays = rules.seven_half_pays
+        self._b75 = rules.banker_seven_half_collects
+        self._both75 = rules.both_seven_half_collects
+        self._legal_cache: dict[tuple, tuple[int, ...]] = {}
+        self.events: list[tuple] = []
+        self.chips = [0] * num_players
+        self.hand_no = 0
+        self.phase = _OVERP
+        self.new_banker = -1
+
+    # ------------------------------------------------------------------ set-up
+    def start(self, banker: int, deck: Sequence[int]) -> None:
+        """Start a session with ``banker`` and the first hand dealt from ``deck``."""
+        self.chips = [0] * self.n
+        self.hand_no = 0
+        self.banker = banker
+        self._deal_hand(deck)
+
+    def _deal_hand(self, deck: Sequence[int]) -> None:
+        n, H = self.n, self.hands_per_seat
+        self.deck = list(deck)
+        self.pos = 0
+        self.order = [(self.banker + i) % n for i in range(1, n)]
+        self.cards = [[[] for _ in range(H)] for _ in range(n)]
+        self.hidden = [[-1] * H for _ in range(n)]
+        self.total = [[0] * H for _ in range(n)]
+        self.stake = [[0] * H for _ in range(n)]
+        self.status = [[_EMPTY] * H for _ in range(n)]
+        self.nhands = [1] * n
+        self.splits = [0] * n
+        self.new_banker = -1
+        ev = self.events
+        ev.append((EV_NEW_HAND,))
+        # One face-down card to each punter in turn order, the banker's last.
+        for s in self.order + [self.banker]:
+            self.status[s][0] = _WAITING
+            if self.pos < len(self.deck):
+                self._give(s, 0, False)
+        self.turn = -1
+        self._next_punter()
+
+    # ------------------------------------------------------------------ helpers
+    def _give(self, s: int, h: int, face_up: bool) -> int:
+        c = self.deck[self.pos]
+        self.pos += 1
+        self.cards[s][h].append(c)
+        self.total[s][h] += VALUE2[c]
+        if not face_up:
+            self.hidden[s][h] = c
+        self.events.append((EV_DEAL, c, s, h, face_up))
+        return c
+
+    def _reveal(self, s: int, h: int) -> None:
+        c = self.hidden[s][h]
+        if c >= 0:
+            self.hidden[s][h] = -1
+            self.events.append((EV_REVEAL, c, s, h))
+
+    def _set_status(self, s: int, h: int, st: int) -> None:
+        self.status[s][h] = st
+        self.events.append((EV_STATUS, s, h, st))
+
+    def _pay(self, frm: int, to: int, amount: int) -> None:
+        self.chips[frm] -= amount
+        self.chips[to] += amount
+        self.events.append((EV_PAY, frm, to, amount))
+
+    def cards_left(self) -> int:
+        return len(self.deck) - self.pos
+
+    @property
+    def acting_seat(self) -> int:
+        """The seat to act (-1 once the episode is over)."""
+        return -1 if self.phase == _OVERP else self.seat
+
+    # ------------------------------------------------------------------ turn order
+    def _next_punter(self) -> None:
+        """Move to the next punter hand to play, or to the banker, or settle."""
+        while True:
+            self.turn += 1
+            if self.turn >= len(self.order):
+                return self._banker_turn()
+            s = self.order[self.turn]
+            if self.status[s][0] == _WAITING:
+                return self._begin_hand(s, 0)
+
+    def _begin_hand(self, s: int, h: int) -> None:
+        self.seat, self.hand = s, h
+        self._set_status(s, h, _PLAYING)
+        self.phase = _BETP
+        self.events.append((EV_TURN, s, _BETP))
+
+    def _end_punter_hand(self) -> None:
+        s, h = self.seat, self.hand
+        if h + 1 < self.nhands[s]:
+            return self._begin_hand(s, h + 1)
+        self._next_punter()
+
+    def _banker_turn(self) -> None:
+        b = self.banker
+        if all(self.status[s][h] == _BUST for s in self.order for h in range(self.nhands[s])):
+            return self._settle()
+        self.seat, self.hand = b, 0
+        self._reveal(b, 0)
+        self._set_status(b, 0, _PLAYING)
+        self.phase = _BANKP
+        self.events.append((EV_TURN, b, _BANKP))
+
+    # ------------------------------------------------------------------ legality
+    def legal_actions(self) -> tuple[int, ...]:
+        """Ids of the legal actions of the acting seat (empty once the game is over)."""
+        ph = self.phase
+        can_draw = self.pos < len(self.deck)
+        if ph == _DRAWP:
+            s, h = self.seat, self.hand
+            raise_from = self.stake[s][h] if (self.rules.raise_on_draw and not self.raised and not self.first_decision) else self._top
+            key = (ph, can_draw, raise_from)
+        elif ph == _BETP:
+            s, h = self.seat, self.hand
+            swap = (
+                self._swap_mode != "off" and h == 0 and can_draw and len(self.cards[s][0]) == 1
+                and RANK[self.cards[s][0][0]] == 4
+            )
+            key = (ph, swap)
+        elif ph == _BANKP:
+            key = (ph, can_draw, self._forced_banker and self.total[self.seat][0] < 12)
+        else:
+            key = (ph,)
+        legal = self._legal_cache.get(key)
+        if legal is None:
+            legal = self._legal_cache[key] = self._compute_legal(key)
+        return legal
+
+    def _compute_legal(self, key: tuple) -> tuple[int, ...]:
+        ph = key[0]
+        if ph == _DRAWP:
+            _, can_draw, raise_from = key
+            acts = [_STAND] + ([_HIT_UP, _HIT_DOWN] if can_draw else [])
+            acts += [self._raise_ids[k] for k in self._levels if k > raise_from]
+            return tuple(acts)
+        if ph == _BETP:
+            if key[1]:
+                if self._swap_mode == "mandatory":
+                    return (_SWAP,)
+                return (_SWAP, *self._bet_ids)
+            return self._bet_ids
+        if ph == _SPLITP:
+            return (_SPLIT, _KEEP)
+        if ph == _BANKP:
+            _, can_draw, must_hit = key
+            if not can_draw:
+                return (_STAND,)
+            if self._forced_banker:
+                return (_HIT_UP,) if must_hit else (_STAND,)
+            return (_STAND, _HIT_UP)
+        return ()
+
+    # ------------------------------------------------------------------ transitions
+    def apply(self, action: int) -> None:
+        """Apply the acting seat's action (an id into ``self.actions``)."""
+        if action not in self.legal_actions():
+            raise IllegalActionError(self.describe_illegal(action))
+        kind, arg = self.actions[action][1], self.actions[action][2]
+        ph = self.phase
+        s, h = self.seat, self.hand
+        if ph == _DRAWP:
+            if kind == _RAISE:
+                self.stake[s][h] = arg
+                self.raised = True
+                self.events.append((EV_STAKE, s, h, arg))
+            elif kind == _STAND:
+                self._set_status(s, h, _STOOD)
+                self._end_punter_hand()
+            else:
+                self._hit(s, h, kind == _HIT_UP)
+        elif ph == _BETP:
+            if kind == _SWAP:
+                self._swap_four(s)
+            else:
+                self.stake[s][h] = arg
+                self.events.append((EV_STAKE, s, h, arg))
+                self.phase = _DRAWP
+                self.first_decision = True
+                self.raised = False
+                self.events.append((EV_TURN, s, _DRAWP))
+        elif ph == _SPLITP:
+            if kind == _SPLIT:
+                self._split(s, h)
+            self.phase = _DRAWP
+            self.first_decision = False
+            self.raised = False
+            self.events.append((EV_TURN, s, _DRAWP))
+        else:  # banker
+            if kind == _STAND:
+                self._set_status(s, 0, _STOOD)
+                self._settle()
+            else:
+                self._give(s, 0, True)
+                t = self.total[s][0]
+                if t > SEVEN_HALF:
+                    self._set_status(s, 0, _BUST)
+                    self._settle()
+                elif t == SEVEN_HALF:
+                    self._set_status(s, 0, _STOOD)
+                    self._settle()
+
+    def _hit(self, s: int, h: int, face_up: bool) -> None:
+        was_single = len(self.cards[s][h]) == 1
+        if not face_up:
+            self._reveal(s, h)
+        c = self._give(s, h, face_up)
+        self.first_decision = False
+        self.raised = False
+        if (
+            was_single and self.splits[s] < self.max_splits
+            and VALUE2[c] == VALUE2[self.cards[s][h][0]]
+            and (IS_FIGURE[c] or self.rules.split_any_pair)
+        ):
+            self.phase = _SPLITP
+            self.events.append((EV_TURN, s, _SPLITP))
+            return
+        t = self.total[s][h]
+        if t > SEVEN_HALF:
+            self._reveal(s, h)  # a bust hand is shown
+            self._set_status(s, h, _BUST)
+            self._pay(s, self.banker, self.stake[s][h])
+            self._end_punter_hand()
+        elif t == SEVEN_HALF:
+            self._set_status(s, h, _STOOD)
+            self._end_punter_hand()
+
+    def _split(self, s: int, h: int) -> None:
+        # Both split cards are face-up; the drawn one starts a new hand.
+        self._reveal(s, h)
+        c = self.cards[s][h].pop()
+        self.total[s][h] -= VALUE2[c]
+        nh = self.nhands[s]
+        self.nhands[s] += 1
+        self.splits[s] += 1
+        self.cards[s][nh].append(c)
+        self.total[s][nh] += VALUE2[c]
+        self.events.append((EV_MOVE, c, s, h, nh))
+        self._set_status(s, nh, _WAITING)
+
+    def _swap_four(self, s: int) -> None:
+        four = self.cards[s][0].pop()
+        self.total[s][0] -= VALUE2[four]
+        self.hidden[s][0] = -1
+        self.events.append((EV_RETURN, four, s))
+        self._give(s, 0, False)
+        rest = len(self.deck) - self.pos
+        self.deck.insert(self.pos + rest // 2, four)
+
+    # ------------------------------------------------------------------ settlement
+    def _settle(self) -> None:
+        b = self.banker
+        B = self.total[b][0]
+        banker_bust = B > SEVEN_HALF
+        for s in self.order:
+            for h in range(self.nhands[s]):
+                if self.status[s][h] != _STOOD:
+                    continue
+                self._reveal(s, h)  # showdown: standing hands are shown
+                P, st = self.total[s][h], self.stake[s][h]
+                if B == SEVEN_HALF:
+                    self._pay(s, b, st * (self._both75 if P == SEVEN_HALF else self._b75))
+                elif banker_bust or P > B:
+                    self._pay(b, s, st * (self._pays if P == SEVEN_HALF else 1))
+                else:
+                    self._pay(s, b, st)
+        if B != SEVEN_HALF and self.rules.bank_passes == "seven_half":
+            for s in self.order:
+                if any(self.total[s][h] == SEVEN_HALF and self.status[s][h] == _STOOD for h in range(self.nhands[s])):
+                    self.new_banker = s
+                    break
+        self.hand_no += 1
+        if self.hand_no >= self.rules.hands_per_episode:
+            self.phase = _OVERP
+            self.events.append((EV_TURN, -1, _OVERP))
+            return
+        if self.new_banker >= 0:
+            self.banker = self.new_banker
+        self._deal_hand(self.shuffle())
+
+    # ------------------------------------------------------------------ views
+    def describe_illegal(self, action: object) -> str:
+        legal = [self.actions[a].name for a in self.legal_actions()]
+        if isinstance(action, int) and 0 <= action < len(self.actions):
+            what = f"{action} ({self.actions[action].name})"
+        else:
+            what = repr(action)
+        where = Phase(self.phase).name
+        return (
+            f"illegal action {what} for seat {self.acting_seat} in phase {where}; "
+            f"legal actions now: {legal} (action ids 0..{len(self.actions) - 1})"
+        )
+
+    def all_cards(self) -> list[int]:
+        """Every card of the deck, wherever it is (for conservation checks)."""
+        out = list(self.deck[self.pos :])
+        for s in range(self.n):
+            for h in range(self.hands_per_seat):
+                out.extend(self.cards[s][h])
+        return out
+
+
+assert N_CARDS == 40

@@ -1,0 +1,133 @@
+"""Rule options and presets (RULES.md), validated with pydantic.
+
+``Rules`` is a frozen model: one field per rule option, defaults as in RULES.md.
+``resolve_rules`` turns what a user passes (a preset name, a dict of overrides on a
+preset, or a ``Rules``) into a validated ``Rules`` for a table size, or raises a
+``ValueError`` naming the offending option and what is allowed. Nothing is ever
+half-applied: the input is validated whole before an environment uses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+MAX_PLAYERS = 12
+
+
+class Rules(BaseModel):
+    """One table's rules. Every field is a rule option of RULES.md (section in brackets)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: str = "spanish"
+    """Name of the preset these rules started from (informational)."""
+    deck: Literal["spanish"] = "spanish"
+    """[§1] Card names and rendering."""
+    reshuffle: Literal["every_hand"] = "every_hand"
+    """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck."""
+    four_swap: Literal["off", "optional", "mandatory"] = "optional"
+    """[§3.1] Swapping an initial 4 before betting."""
+    bet_levels: tuple[int, ...] = (1, 2, 3, 4, 5)
+    """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
+    raise_on_draw: bool = True
+    """[§3.4] A punter may raise its stake when it hits or stands."""
+    max_face_down: Literal[1] = 1
+    """[§3.4] At most one face-down card per hand (hits choose face-up or face-down)."""
+    max_splits: Literal["auto"] | int = "auto"
+    """[§3.5] Splits per punter per hand; ``auto``: 2-3 players 3, 4-5 players 1, 6+ 0."""
+    split_any_pair: bool = False
+    """[§3.5] Allow splitting any two equal values, not only figures."""
+    banker_policy_rule: Literal["free", "hit_below_6"] = "free"
+    """[§4] ``hit_below_6``: the banker must hit below 6 and stand on 6 or more."""
+    seven_half_pays: int = 2
+    """[§5] Multiple of the stake paid to a punter's winning 7½."""
+    banker_seven_half_collects: int = 1
+    """[§5] Multiple of the stake the banker's 7½ collects from a punter without 7½."""
+    both_seven_half_collects: int = 1
+    """[§5] Multiple of the stake the banker's 7½ collects from a punter that has 7½ too."""
+    bank_passes: Literal["seven_half", "never"] = "seven_half"
+    """[§6] ``seven_half``: if the banker did not make 7½, the first punter in turn order
+    with 7½ takes the bank for the next hand; ``never``: the bank stays."""
+    hands_per_episode: int = Field(default=1, ge=1)
+    """[§6] Hands played in one episode (a session)."""
+
+    @field_validator("bet_levels", mode="before")
+    @classmethod
+    def _levels(cls, v: Any) -> Any:
+        if isinstance(v, int | str):
+            raise ValueError("bet_levels is a list of positive integers, e.g. [1, 2, 3, 4, 5]")
+        return v
+
+    @field_validator("bet_levels")
+    @classmethod
+    def _levels_sorted(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v or any(x < 1 for x in v) or list(v) != sorted(set(v)):
+            raise ValueError(f"bet_levels must be distinct positive integers in increasing order, got {list(v)}")
+        return v
+
+    @field_validator("max_splits")
+    @classmethod
+    def _splits(cls, v: Any) -> Any:
+        if isinstance(v, int) and not 0 <= v <= 3:
+            raise ValueError(f"max_splits must be 'auto' or an integer 0..3, got {v}")
+        return v
+
+    @field_validator("seven_half_pays", "banker_seven_half_collects", "both_seven_half_collects")
+    @classmethod
+    def _multiplier(cls, v: int) -> int:
+        if not 1 <= v <= 8:
+            raise ValueError(f"a payout multiplier must be an integer 1..8, got {v}")
+        return v
+
+    def splits_for(self, num_players: int) -> int:
+        """Splits allowed per punter per hand at a table of ``num_players``."""
+        if self.max_splits != "auto":
+            return int(self.max_splits)
+        if num_players <= 3:
+            return 3
+        if num_players <= 5:
+            return 1
+        return 0
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "spanish": {},
+}
+
+
+def option_help() -> str:
+    return ", ".join(name for name in Rules.model_fields if name != "preset")
+
+
+def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:
+    """Validated ``Rules`` from a preset name, a dict (``{"preset": ..., option: value}``)
+    or a ``Rules`` instance. Unknown presets and options, and bad values, raise ``ValueError``."""
+    if rules is None:
+        rules = "spanish"
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        rules = {"preset": rules}
+    if not isinstance(rules, dict):
+        raise ValueError(
+            f"rules must be a preset name ({', '.join(PRESETS)}), a dict of options or a Rules, "
+            f"not {type(rules).__name__}"
+        )
+    spec = dict(rules)
+    preset = spec.pop("preset", "spanish")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown rules preset {preset!r}; allowed presets: {', '.join(PRESETS)}")
+    unknown = [k for k in spec if k not in Rules.model_fields or k == "preset"]
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}; allowed options: {option_help()}")
+    merged = {**PRESETS[preset], **spec, "preset": preset}
+    try:
+        return Rules(**merged)
+    except ValidationError as e:
+        msgs = []
+        for err in e.errors():
+            loc = ".".join(str(x) for x in err["loc"])
+            msgs.append(f"rule option {loc!r}: {err['msg']} (got {err.get('input')!r})")
+        raise ValueError("invalid rules: " + "; ".join(msgs)) from None
