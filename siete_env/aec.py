@@ -6,6 +6,7 @@ what happens, the encoder (``encoding.py``) turns it into observations.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,10 @@ from .encoding import Encoder
 from .game import ActionKind, Game, IllegalActionError, Phase, Status
 from .rules import MAX_PLAYERS, Rules, resolve_rules
 
+_HIDDEN_IDS = tuple(c + "*" for c in CARD_IDS)
 RESET_OPTIONS = ("deck", "banker")
+_BATCH = 256
+_PER_EPISODE = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "_cumulative_rewards"}
 
 
 def _check_num_players(num_players: Any) -> int:
@@ -62,10 +66,17 @@ class raw_env(AECEnv):
         state_size = self.layout.size
         self.state_space = spaces.Box(-np.inf, np.inf, (state_size,), dtype=np.float32)
         self._zero_mask = np.zeros(n_act, np.int8)
+        self._zero_mask.flags.writeable = False
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._names_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
         self._deck_cards = tuple(range(N_CARDS))
         self._rewarded = False
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes that do not exist: the per-episode ones before reset.
+        if name in _PER_EPISODE:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -83,10 +94,29 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ randomness
     def _shuffled_deck(self) -> list[int]:
-        return self._rng.permutation(N_CARDS).tolist()
+        # Shuffles are drawn from the env's generator in batches (one numpy call per
+        # _BATCH hands instead of one per hand); the sequence is fixed by the seed.
+        if self._next_perm >= _BATCH:
+            self._perms = self._rng.permuted(np.tile(np.arange(N_CARDS, dtype=np.int8), (_BATCH, 1)), axis=1).tolist()
+            self._next_perm = 0
+        self._next_perm += 1
+        return self._perms[self._next_perm - 1]
+
+    def _draw_banker(self) -> int:
+        if self._next_lot >= _BATCH:
+            self._lots = (self._rng.random(_BATCH) * self.num_players).astype(np.int64).tolist()
+            self._next_lot = 0
+        self._next_lot += 1
+        return self._lots[self._next_lot - 1]
+
+    def _seed(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._next_perm = self._next_lot = _BATCH
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if not options and self._rng is not None and seed is None:
+            return self._start(self._draw_banker(), self._shuffled_deck())
         options = dict(options or {})
         unknown = [k for k in options if k not in RESET_OPTIONS]
         if unknown:
@@ -102,18 +132,20 @@ class raw_env(AECEnv):
                 raise ValueError(f"reset option 'banker' must be a seat 0..{self.num_players - 1}, got {banker!r}")
         # Validation done: from here on nothing can fail half-way.
         if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
+            self._seed(seed)
         if banker is None:
-            banker = int(self._rng.integers(self.num_players))
+            banker = self._draw_banker()
         deck = self._shuffled_deck()
         if listed:
             chosen = set(listed)
             deck = listed + [c for c in deck if c not in chosen]
+        self._start(int(banker), deck)
+
+    def _start(self, banker: int, deck: list[int]) -> None:
         g = self.game
-        g.events.clear()
-        g.start(int(banker), deck)
-        self.encoder.process(g.events)
-        g.events.clear()
+        g.start(banker, deck)
+        g.payments.clear()
+        self.encoder.reset()
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -140,16 +172,13 @@ class raw_env(AECEnv):
                 rewards[a] = 0
             self._rewarded = False
         self._cumulative_rewards[agent] = 0
-        events = g.events
-        self.encoder.process(events)
         names = self.possible_agents
-        for ev in events:
-            if ev[0] == 8:  # EV_PAY
-                rewards[names[ev[1]]] -= ev[3]
-                rewards[names[ev[2]]] += ev[3]
-                self._rewarded = True
-        events.clear()
-        if self._rewarded:
+        if g.payments:
+            for frm, to, amount in g.payments:
+                rewards[names[frm]] -= amount
+                rewards[names[to]] += amount
+            g.payments.clear()
+            self._rewarded = True
             cum = self._cumulative_rewards
             for a, r in rewards.items():
                 cum[a] += r
@@ -174,11 +203,14 @@ class raw_env(AECEnv):
             legal = g.legal_actions()
             mask = self._mask_cache.get(legal)
             if mask is None:
-                mask = self._mask_cache[legal] = np.zeros(len(self.action_names), np.int8)
+                mask = np.zeros(len(self.action_names), np.int8)
                 mask[list(legal)] = 1
+                mask.flags.writeable = False
+                self._mask_cache[legal] = mask
         else:
             mask = self._zero_mask
-        return {"observation": self.encoder.buf[seat].copy(), "action_mask": mask.copy()}
+        # Masks are shared read-only arrays (one per set of legal actions): copy to modify.
+        return {"observation": self.encoder.observe(seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return self.encoder.state()
@@ -193,13 +225,14 @@ class raw_env(AECEnv):
     def _info(self, seat: int) -> dict[str, Any]:
         g = self.game
         h = g.hand if (seat == g.seat and g.phase != 4) else 0
-        hidden = g.hidden[seat][h]
+        k = seat * g.H + h
+        hidden = g.hidden[k]
         return {
             "role": "banker" if seat == g.banker else "punter",
-            "hand": [CARD_IDS[c] + ("*" if c == hidden else "") for c in g.cards[seat][h]],
+            "hand": [_HIDDEN_IDS[c] if c == hidden else CARD_IDS[c] for c in g.cards[k]],
             "hand_index": h,
-            "total": g.total[seat][h] * 0.5,
-            "stake": g.stake[seat][h],
+            "total": g.total[k] * 0.5,
+            "stake": g.stake[k],
             "chips": g.chips[seat],
             "legal_actions": self.legal_action_names() if seat == g.acting_seat else (),
         }
@@ -222,45 +255,43 @@ class raw_env(AECEnv):
         for s in [*g.order, g.banker]:
             role = "banker" if s == g.banker else "punter"
             for h in range(g.nhands[s]):
-                st = Status(g.status[s][h]).name.lower()
-                cards = " ".join(f"[{CARD_IDS[c]}]" if c == g.hidden[s][h] else CARD_IDS[c] for c in g.cards[s][h])
+                k = g.slot(s, h)
+                st = Status(g.status[k]).name.lower()
+                cards = " ".join(f"[{CARD_IDS[c]}]" if c == g.hidden[k] else CARD_IDS[c] for c in g.cards[k])
                 mark = ">" if (s == g.acting_seat and h == g.hand) else " "
-                stake = f" stake {g.stake[s][h]}" if role == "punter" else ""
-                lines.append(f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[s][h]):>3s} {st}{stake}  chips {g.chips[s]:+d}")
+                stake = f" stake {g.stake[k]}" if role == "punter" else ""
+                lines.append(f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  chips {g.chips[s]:+d}")
         return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- wrappers
 _FORWARDED = ("agent_selection", "agents", "terminations", "truncations", "infos", "rewards",
               "_cumulative_rewards", "num_agents", "possible_agents", "max_num_agents")  # fmt: skip
-_GATED = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
 
 
-def _forwarding(cls: type, gated: bool) -> type:
-    """A subclass of a standard PettingZoo wrapper whose hot attributes are forwarded to the
-    wrapped env by properties instead of ``__getattr__`` (which raises and catches an
-    ``AttributeError`` at every wrapper level, ~3 µs per read). Behaviour is unchanged,
-    including ``OrderEnforcingWrapper``'s "cannot be accessed before reset" errors."""
+def _forwarding(cls: type) -> type:
+    """A subclass of a standard PettingZoo wrapper whose hot attributes (``agent_selection``,
+    ``terminations``, ...) are read straight from the unwrapped env by C-level
+    ``attrgetter`` properties, instead of through ``__getattr__`` at every wrapper level
+    (which raises and catches an ``AttributeError`` per level, ~3 µs per read). The
+    standard wrappers never shadow these attributes, so the values are the same; the
+    wrappers' own logic (illegal-move termination, bounds assertion, order checks) runs
+    unchanged. Before ``reset`` the raw env raises OrderEnforcingWrapper's own message."""
 
     def prop(name: str) -> property:
-        check = gated and name in _GATED
+        return property(operator.attrgetter("_siete_raw." + name), lambda self, v: setattr(self._siete_raw, name, v))
 
-        def get(self):
-            if check and not self._has_reset:
-                raise AttributeError(f"{name} cannot be accessed before reset")
-            return getattr(self.env, name)
+    def __init__(self, env, *args, **kwargs):
+        cls.__init__(self, env, *args, **kwargs)
+        self.__dict__["_siete_raw"] = env.unwrapped
 
-        def set_(self, value):
-            setattr(self.env, name, value)
-
-        return property(get, set_)
-
-    return type(cls.__name__, (cls,), {n: prop(n) for n in _FORWARDED} | {"__module__": __name__})
+    ns = {n: prop(n) for n in _FORWARDED}
+    return type(cls.__name__, (cls,), ns | {"__module__": __name__, "__init__": __init__})
 
 
-TerminateIllegalWrapper = _forwarding(wrappers.TerminateIllegalWrapper, False)
-AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper, False)
-OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper, True)
+TerminateIllegalWrapper = _forwarding(wrappers.TerminateIllegalWrapper)
+AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper)
 
 
 def env(**kwargs: Any) -> AECEnv:

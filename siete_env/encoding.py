@@ -25,6 +25,8 @@ import numpy as np
 
 from .cards import N_CARDS, VALUE2
 from .game import (
+    _EMPTY,
+    _WAITING,
     EV_DEAL,
     EV_MOVE,
     EV_NEW_HAND,
@@ -39,6 +41,7 @@ from .game import (
     Status,
 )
 
+HALF = tuple(v * 0.5 for v in VALUE2)  # card values in points
 HAND_FEATURES = 9
 SEAT_FEATURES = 3
 GLOBAL_FEATURES = 7
@@ -88,10 +91,13 @@ class Layout:
 
 
 class Encoder:
-    """Keeps every seat's observation up to date from the game's events.
+    """Seat observations, brought up to date lazily from the game's event log.
 
-    ``buf[o]`` is seat ``o``'s observation; ``process(events)`` applies a batch of
-    events in O(events x seats) scalar writes, so that observing costs one copy.
+    ``observe(o)`` replays only the events seat ``o`` has not seen yet into its row
+    ``buf[o]`` (a handful of scalar writes per event) and returns a copy: the cost of a
+    step does not grow with the number of seats, and seats nobody observes cost nothing.
+    Every event carries what it needs (old status, previous seat to act, chips moved), so
+    a row is a pure function of the event sequence.
     """
 
     def __init__(self, game: Game):
@@ -99,124 +105,132 @@ class Encoder:
         n, H = game.n, game.hands_per_seat
         L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_per_episode)
         self.buf = np.zeros((n, L.size), np.float32)
-        self.flat = self.buf.reshape(-1)
-        D = L.size
-        rng = range(n)
-        # Flat indices, per observer o: o*D + offset for absolute seat s.
-        self._cell = [[[o * D + (((s - o) % n) * H + h) for h in range(H)] for s in rng] for o in rng]
-        self._hand = [[[o * D + L.hand((s - o) % n, h) for h in range(H)] for s in rng] for o in rng]
-        self._seat = [[o * D + L.seat((s - o) % n) for s in rng] for o in rng]
-        self._glob = [o * D + L.GLOBAL for o in rng]
-        self._row = [o * D for o in rng]
+        self._rows = [memoryview(self.buf[o]) for o in range(n)]
+        # Per observer o, offsets for absolute seat s (and hand slot k = s*H + h).
+        self._cell = [[((s - o) % n) * H + h for s in range(n) for h in range(H)] for o in range(n)]
+        self._hand = [[L.hand((s - o) % n, h) for s in range(n) for h in range(H)] for o in range(n)]
+        self._seat = [[L.seat((s - o) % n) for s in range(n)] for o in range(n)]
         self._W = L.W
-        self._fd_col = n * H
-        self._acting = -1
+        self._fd = n * H  # column of "my face-down card"
+        self._ret = n * H + 1  # column of "returned to the deck"
+        self._cursor = [0] * n
+        self._G = L.GLOBAL
+        # Per banker seat b and observer o: the row at the start of a hand.
+        self._templates = []
+        for b in range(n):
+            rows = np.zeros((n, L.size), np.float32)
+            for o in range(n):
+                rows[o, self._seat[o][b]] = 1.0
+                rows[o, L.GLOBAL + 6] = N_CARDS
+                for k in range(n * H):
+                    rows[o, self._hand[o][k] + (_WAITING if k % H == 0 else _EMPTY)] = 1.0
+            self._templates.append(rows)
 
-    def rebuild(self) -> None:
-        """Reset every observation for a new hand (cards arrive as later events)."""
-        g, n, f = self.game, self.game.n, self.flat
-        f[:] = 0.0
-        for o in range(n):
-            for s in range(n):
-                sb = self._seat[o][s]
-                f[sb] = 1.0 if s == g.banker else 0.0
-                f[sb + 2] = g.chips[s]
-                for h in range(g.hands_per_seat):
-                    f[self._hand[o][s][h] + g.status[s][h]] = 1.0
-            f[self._glob[o] + 5] = g.hand_no
-            f[self._glob[o] + 6] = len(g.deck)  # the deals that follow count down
-        self._acting = -1
+    def reset(self) -> None:
+        """Forget everything: the game's event log starts again."""
+        self._cursor = [0] * self.game.n
 
-    def process(self, events: list[tuple]) -> None:
-        f = self.flat
-        n = self.game.n
-        W = self._W
-        rng = range(n)
-        for ev in events:
+    def observe(self, o: int) -> np.ndarray:
+        """Seat ``o``'s observation (a fresh array)."""
+        events = self.game.events
+        if self._cursor[o] < len(events):
+            self._catch_up(o, events)
+        return self.buf[o].copy()
+
+    def _catch_up(self, o: int, events: list[tuple]) -> None:
+        g = self.game
+        start = self._cursor[o]
+        if start < g.last_new_hand:
+            start = g.last_new_hand
+        self._cursor[o] = len(events)
+        f = self._rows[o]
+        W, H, FD, RET = self._W, g.H, self._fd, self._ret
+        cell, hand, seat = self._cell[o], self._hand[o], self._seat[o]
+        G = self._G
+        for ev in events[start:]:
             code = ev[0]
-            if code == EV_DEAL:
-                _, c, s, h, up = ev
-                v = VALUE2[c] * 0.5
-                base = c * W
-                for o in rng:
-                    hb = self._hand[o][s][h]
-                    f[hb + 6] += 1.0
-                    if up or o == s:
-                        f[self._cell[o][s][h] + base] = 1.0
-                        f[hb + 8] += v
-                        f[self._row[o] + base + W - 1] = 0.0
-                    if not up:
-                        f[hb + 7] = 1.0
-                    f[self._glob[o] + 6] -= 1.0
-                if not up:
-                    f[self._row[s] + base + self._fd_col] = 1.0
-            elif code == EV_STATUS:
-                _, s, h, st = ev
-                for o in rng:
-                    hb = self._hand[o][s][h]
-                    f[hb : hb + 5] = 0.0
-                    f[hb + st] = 1.0
-            elif code == EV_TURN:
-                _, s, ph = ev
-                prev = self._acting
-                for o in rng:
-                    if prev >= 0:
-                        f[self._seat[o][prev] + 1] = 0.0
-                    if s >= 0:
-                        f[self._seat[o][s] + 1] = 1.0
-                    gb = self._glob[o]
-                    f[gb : gb + N_PHASES] = 0.0
-                    f[gb + ph] = 1.0
-                    if ph == 4:
-                        f[gb + 5] = self.game.hand_no
-                self._acting = s
-            elif code == EV_STAKE:
-                _, s, h, k = ev
-                for o in rng:
-                    f[self._hand[o][s][h] + 5] = k
-            elif code == EV_REVEAL:
+            if code == 1:  # EV_DEAL (card, seat, hand, face_up)
+                c = ev[1]
+                k = ev[2] * H + ev[3]
+                hb = hand[k]
+                f[hb + 6] += 1.0
+                f[G + 6] -= 1.0
+                if ev[4]:
+                    base = c * W
+                    f[base + cell[k]] = 1.0
+                    f[hb + 8] += HALF[c]
+                    f[base + RET] = 0.0
+                else:
+                    f[hb + 7] = 1.0
+                    if ev[2] == o:
+                        base = c * W
+                        f[base + cell[k]] = 1.0
+                        f[hb + 8] += HALF[c]
+                        f[base + RET] = 0.0
+                        f[base + FD] = 1.0
+            elif code == 5:  # EV_STATUS (seat, hand, old, new)
+                hb = hand[ev[1] * H + ev[2]]
+                f[hb + ev[3]] = 0.0
+                f[hb + ev[4]] = 1.0
+            elif code == 7:  # EV_TURN (old_seat, old_phase, seat, phase, hands_done)
+                _, prev, oldph, s, ph, done = ev
+                if prev >= 0:
+                    f[seat[prev] + 1] = 0.0
+                if s >= 0:
+                    f[seat[s] + 1] = 1.0
+                if oldph >= 0:
+                    f[G + oldph] = 0.0
+                f[G + ph] = 1.0
+                f[G + 5] = done
+            elif code == 6:  # EV_STAKE (seat, hand, stake)
+                f[hand[ev[1] * H + ev[2]] + 5] = ev[3]
+            elif code == 2:  # EV_REVEAL (card, seat, hand)
                 _, c, s, h = ev
-                v = VALUE2[c] * 0.5
+                k = s * H + h
+                hb = hand[k]
+                f[hb + 7] = 0.0
                 base = c * W
-                for o in rng:
-                    f[self._hand[o][s][h] + 7] = 0.0
-                    if o != s:
-                        f[self._cell[o][s][h] + base] = 1.0
-                        f[self._hand[o][s][h] + 8] += v
-                        f[self._row[o] + base + W - 1] = 0.0
-                f[self._row[s] + base + self._fd_col] = 0.0
-            elif code == EV_PAY:
-                chips = self.game.chips
-                _, a, b, _amt = ev
-                for o in rng:
-                    f[self._seat[o][a] + 2] = chips[a]
-                    f[self._seat[o][b] + 2] = chips[b]
-            elif code == EV_MOVE:
+                if o != s:
+                    f[base + cell[k]] = 1.0
+                    f[hb + 8] += HALF[c]
+                    f[base + RET] = 0.0
+                else:
+                    f[base + FD] = 0.0
+            elif code == 8:  # EV_PAY (from, to, amount)
+                f[seat[ev[1]] + 2] -= ev[3]
+                f[seat[ev[2]] + 2] += ev[3]
+            elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, deck_size)
+                _, b, done, chips, deck_size = ev
+                self.buf[o] = self._templates[b][o]
+                f[G + 5] = done
+                f[G + 6] = deck_size
+                for s2, ch in enumerate(chips):
+                    if ch:
+                        f[seat[s2] + 2] = ch
+            elif code == 3:  # EV_MOVE (card, seat, from_hand, to_hand)
                 _, c, s, h, nh = ev
-                v = VALUE2[c] * 0.5
+                v = HALF[c]
                 base = c * W
-                for o in rng:
-                    f[self._cell[o][s][h] + base] = 0.0
-                    f[self._cell[o][s][nh] + base] = 1.0
-                    a, b = self._hand[o][s][h], self._hand[o][s][nh]
-                    f[a + 8] -= v
-                    f[b + 8] += v
-                    f[a + 6] -= 1.0
-                    f[b + 6] += 1.0
-            elif code == EV_RETURN:
+                k, nk = s * H + h, s * H + nh
+                f[base + cell[k]] = 0.0
+                f[base + cell[nk]] = 1.0
+                a, b = hand[k], hand[nk]
+                f[a + 8] -= v
+                f[b + 8] += v
+                f[a + 6] -= 1.0
+                f[b + 6] += 1.0
+            elif code == 4:  # EV_RETURN (card, seat)
                 _, c, s = ev
+                hb = hand[s * H]
                 base = c * W
-                for o in rng:
-                    hb = self._hand[o][s][0]
-                    f[hb + 6] -= 1.0
-                    f[hb + 7] = 0.0
-                    f[self._row[o] + base + W - 1] = 1.0
-                    f[self._glob[o] + 6] += 1.0
-                f[self._cell[s][s][0] + base] = 0.0
-                f[self._row[s] + base + self._fd_col] = 0.0
-                f[self._hand[s][s][0] + 8] -= VALUE2[c] * 0.5
-            elif code == EV_NEW_HAND:
-                self.rebuild()
+                f[hb + 6] -= 1.0
+                f[hb + 7] = 0.0
+                f[base + RET] = 1.0
+                f[G + 6] += 1.0
+                if o == s:
+                    f[base + cell[s * H]] = 0.0
+                    f[base + FD] = 0.0
+                    f[hb + 8] -= HALF[c]
 
     def state(self) -> np.ndarray:
         """The full state for a centralised critic: every card's place (hidden ones
@@ -231,15 +245,16 @@ class Encoder:
         for s in range(n):
             for h in range(H):
                 hb = hb0 + (s * H + h) * HAND_FEATURES
-                for c in g.cards[s][h]:
-                    out[c * W + s * H + h] = 1.0
-                if g.hidden[s][h] >= 0:
-                    out[g.hidden[s][h] * W + n * H] = 1.0
+                k = s * H + h
+                for c in g.cards[k]:
+                    out[c * W + k] = 1.0
+                if g.hidden[k] >= 0:
+                    out[g.hidden[k] * W + n * H] = 1.0
                     out[hb + 7] = 1.0
-                out[hb + g.status[s][h]] = 1.0
-                out[hb + 5] = g.stake[s][h]
-                out[hb + 6] = len(g.cards[s][h])
-                out[hb + 8] = g.total[s][h] * 0.5
+                out[hb + g.status[k]] = 1.0
+                out[hb + 5] = g.stake[k]
+                out[hb + 6] = len(g.cards[k])
+                out[hb + 8] = g.total[k] * 0.5
         sb0 = hb0 + n * H * HAND_FEATURES
         for s in range(n):
             out[sb0 + s * SEAT_FEATURES] = 1.0 if s == g.banker else 0.0

@@ -55,14 +55,14 @@ class Status(enum.IntEnum):
 
 
 # Event codes (first item of each tuple in ``Game.events``):
-EV_NEW_HAND = 0  # (EV_NEW_HAND,): everything was reset for a new hand (roles, hands)
+EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, deck_size): a new hand starts
 EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
 EV_RETURN = 4  # (EV_RETURN, card, seat): a shown 4 goes back into the deck
-EV_STATUS = 5  # (EV_STATUS, seat, hand, status)
+EV_STATUS = 5  # (EV_STATUS, seat, hand, old_status, new_status)
 EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
-EV_TURN = 7  # (EV_TURN, seat, phase): who acts now, in which phase
+EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
 EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
 
 
@@ -93,26 +93,27 @@ _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 class Game:
     """One table: a session of ``rules.hands_per_episode`` hands.
 
-    Seats are ``0..n-1``. Per seat ``s`` and hand slot ``h`` (split hands use slots
-    ``1..max_splits``; the banker only uses slot 0): ``cards[s][h]`` (in the order
-    received), ``hidden[s][h]`` (the face-down card or -1), ``total[s][h]`` (half
-    points), ``stake[s][h]``, ``status[s][h]``. ``chips[s]`` is the seat's net result
-    over the session.
+    Seats are ``0..n-1``; each seat has ``H = 1 + max_splits`` hand slots (split hands use
+    slots ``1..``; the banker only slot 0). Per-hand data lives in flat lists indexed by
+    ``k = seat * H + hand``: ``cards[k]`` (in the order received), ``hidden[k]`` (the
+    face-down card or -1), ``total[k]`` (half points), ``stake[k]``, ``status[k]``.
+    ``chips[s]`` is seat ``s``'s net result over the session.
     """
 
     __slots__ = (
-        "rules", "n", "hands_per_seat", "max_splits", "actions", "shuffle", "deck", "pos",
+        "rules", "n", "H", "hands_per_seat", "max_splits", "actions", "shuffle", "deck", "pos",
         "banker", "order", "turn", "seat", "hand", "phase", "cards", "hidden", "total",
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
-        "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75",
+        "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
+        "_split_any", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[[], Sequence[int]]):
         self.rules = rules
         self.n = num_players
         self.max_splits = rules.splits_for(num_players)
-        self.hands_per_seat = 1 + self.max_splits
+        self.H = self.hands_per_seat = 1 + self.max_splits
         self.actions = build_actions(rules)
         self.shuffle = shuffle
         self._levels = rules.bet_levels
@@ -125,41 +126,59 @@ class Game:
         self._pays = rules.seven_half_pays
         self._b75 = rules.banker_seven_half_collects
         self._both75 = rules.both_seven_half_collects
+        self._can_raise = rules.raise_on_draw and len(rules.bet_levels) > 1
+        self._split_any = rules.split_any_pair
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
-        self.events: list[tuple] = []
+        self._legal: tuple[int, ...] | None = None
+        self.events: list[tuple] = []  # the session's event log (see EV_* above)
+        self.payments: list[tuple[int, int, int]] = []  # chips moved, (from, to, amount)
+        self.last_new_hand = 0
+        self._ev_seat = self._ev_phase = -1
         self.chips = [0] * num_players
         self.hand_no = 0
         self.phase = _OVERP
         self.new_banker = -1
+        self.seat = self.hand = 0
 
     # ------------------------------------------------------------------ set-up
     def start(self, banker: int, deck: Sequence[int]) -> None:
         """Start a session with ``banker`` and the first hand dealt from ``deck``."""
+        self.events.clear()
+        self.payments.clear()
         self.chips = [0] * self.n
         self.hand_no = 0
         self.banker = banker
         self._deal_hand(deck)
 
     def _deal_hand(self, deck: Sequence[int]) -> None:
-        n, H = self.n, self.hands_per_seat
+        n, H = self.n, self.H
         self.deck = list(deck)
         self.pos = 0
-        self.order = [(self.banker + i) % n for i in range(1, n)]
-        self.cards = [[[] for _ in range(H)] for _ in range(n)]
-        self.hidden = [[-1] * H for _ in range(n)]
-        self.total = [[0] * H for _ in range(n)]
-        self.stake = [[0] * H for _ in range(n)]
-        self.status = [[_EMPTY] * H for _ in range(n)]
+        b = self.banker
+        self.order = [(b + i) % n for i in range(1, n)]
+        slots = n * H
+        self.cards = [[] for _ in range(slots)]
+        self.hidden = [-1] * slots
+        self.total = [0] * slots
+        self.stake = [0] * slots
+        status = self.status = [_EMPTY] * slots
         self.nhands = [1] * n
         self.splits = [0] * n
         self.new_banker = -1
-        ev = self.events
-        ev.append((EV_NEW_HAND,))
+        self._legal = None
+        self.last_new_hand = len(self.events)
+        self.events.append((EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck)))
+        self._ev_seat = self._ev_phase = -1
         # One face-down card to each punter in turn order, the banker's last.
-        for s in self.order + [self.banker]:
-            self.status[s][0] = _WAITING
-            if self.pos < len(self.deck):
+        for s in self.order:
+            status[s * H] = _WAITING
+        status[b * H] = _WAITING
+        left = len(self.deck)
+        for s in self.order:
+            if self.pos < left:
                 self._give(s, 0, False)
+        if self.pos < left:
+            self._give(b, 0, False)
         self.turn = -1
         self._next_punter()
 
@@ -167,27 +186,36 @@ class Game:
     def _give(self, s: int, h: int, face_up: bool) -> int:
         c = self.deck[self.pos]
         self.pos += 1
-        self.cards[s][h].append(c)
-        self.total[s][h] += VALUE2[c]
+        k = s * self.H + h
+        self.cards[k].append(c)
+        self.total[k] += VALUE2[c]
         if not face_up:
-            self.hidden[s][h] = c
+            self.hidden[k] = c
         self.events.append((EV_DEAL, c, s, h, face_up))
         return c
 
     def _reveal(self, s: int, h: int) -> None:
-        c = self.hidden[s][h]
+        k = s * self.H + h
+        c = self.hidden[k]
         if c >= 0:
-            self.hidden[s][h] = -1
+            self.hidden[k] = -1
             self.events.append((EV_REVEAL, c, s, h))
 
     def _set_status(self, s: int, h: int, st: int) -> None:
-        self.status[s][h] = st
-        self.events.append((EV_STATUS, s, h, st))
+        k = s * self.H + h
+        self.events.append((EV_STATUS, s, h, self.status[k], st))
+        self.status[k] = st
+
+    def _turn(self, seat: int, phase: int) -> None:
+        self.phase = phase
+        self.events.append((EV_TURN, self._ev_seat, self._ev_phase, seat, phase, self.hand_no))
+        self._ev_seat, self._ev_phase = seat, phase
 
     def _pay(self, frm: int, to: int, amount: int) -> None:
         self.chips[frm] -= amount
         self.chips[to] += amount
         self.events.append((EV_PAY, frm, to, amount))
+        self.payments.append((frm, to, amount))
 
     def cards_left(self) -> int:
         return len(self.deck) - self.pos
@@ -197,22 +225,27 @@ class Game:
         """The seat to act (-1 once the episode is over)."""
         return -1 if self.phase == _OVERP else self.seat
 
+    def slot(self, seat: int, hand: int = 0) -> int:
+        """The flat index of a hand slot."""
+        return seat * self.H + hand
+
     # ------------------------------------------------------------------ turn order
     def _next_punter(self) -> None:
         """Move to the next punter hand to play, or to the banker, or settle."""
+        H = self.H
         while True:
             self.turn += 1
             if self.turn >= len(self.order):
                 return self._banker_turn()
             s = self.order[self.turn]
-            if self.status[s][0] == _WAITING:
+            if self.status[s * H] == _WAITING:
                 return self._begin_hand(s, 0)
 
     def _begin_hand(self, s: int, h: int) -> None:
         self.seat, self.hand = s, h
         self._set_status(s, h, _PLAYING)
         self.phase = _BETP
-        self.events.append((EV_TURN, s, _BETP))
+        self._turn(s, _BETP)
 
     def _end_punter_hand(self) -> None:
         s, h = self.seat, self.hand
@@ -221,38 +254,44 @@ class Game:
         self._next_punter()
 
     def _banker_turn(self) -> None:
-        b = self.banker
-        if all(self.status[s][h] == _BUST for s in self.order for h in range(self.nhands[s])):
+        b, H, status = self.banker, self.H, self.status
+        if all(status[s * H + h] == _BUST for s in self.order for h in range(self.nhands[s])):
             return self._settle()
         self.seat, self.hand = b, 0
         self._reveal(b, 0)
         self._set_status(b, 0, _PLAYING)
         self.phase = _BANKP
-        self.events.append((EV_TURN, b, _BANKP))
+        self._turn(b, _BANKP)
 
     # ------------------------------------------------------------------ legality
     def legal_actions(self) -> tuple[int, ...]:
         """Ids of the legal actions of the acting seat (empty once the game is over)."""
+        legal = self._legal
+        if legal is not None:
+            return legal
         ph = self.phase
         can_draw = self.pos < len(self.deck)
         if ph == _DRAWP:
-            s, h = self.seat, self.hand
-            raise_from = self.stake[s][h] if (self.rules.raise_on_draw and not self.raised and not self.first_decision) else self._top
+            raise_from = (
+                self.stake[self.seat * self.H + self.hand]
+                if (self._can_raise and not self.raised and not self.first_decision) else self._top
+            )
             key = (ph, can_draw, raise_from)
         elif ph == _BETP:
-            s, h = self.seat, self.hand
+            k = self.seat * self.H
             swap = (
-                self._swap_mode != "off" and h == 0 and can_draw and len(self.cards[s][0]) == 1
-                and RANK[self.cards[s][0][0]] == 4
+                self._swap_mode != "off" and self.hand == 0 and can_draw and len(self.cards[k]) == 1
+                and RANK[self.cards[k][0]] == 4
             )
             key = (ph, swap)
         elif ph == _BANKP:
-            key = (ph, can_draw, self._forced_banker and self.total[self.seat][0] < 12)
+            key = (ph, can_draw, self._forced_banker and self.total[self.seat * self.H] < 12)
         else:
             key = (ph,)
         legal = self._legal_cache.get(key)
         if legal is None:
             legal = self._legal_cache[key] = self._compute_legal(key)
+        self._legal = legal
         return legal
 
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
@@ -284,12 +323,13 @@ class Game:
         """Apply the acting seat's action (an id into ``self.actions``)."""
         if action not in self.legal_actions():
             raise IllegalActionError(self.describe_illegal(action))
-        kind, arg = self.actions[action][1], self.actions[action][2]
+        _, kind, arg = self.actions[action]
+        self._legal = None
         ph = self.phase
         s, h = self.seat, self.hand
         if ph == _DRAWP:
             if kind == _RAISE:
-                self.stake[s][h] = arg
+                self.stake[s * self.H + h] = arg
                 self.raised = True
                 self.events.append((EV_STAKE, s, h, arg))
             elif kind == _STAND:
@@ -301,26 +341,26 @@ class Game:
             if kind == _SWAP:
                 self._swap_four(s)
             else:
-                self.stake[s][h] = arg
+                self.stake[s * self.H + h] = arg
                 self.events.append((EV_STAKE, s, h, arg))
                 self.phase = _DRAWP
                 self.first_decision = True
                 self.raised = False
-                self.events.append((EV_TURN, s, _DRAWP))
+                self._turn(s, _DRAWP)
         elif ph == _SPLITP:
             if kind == _SPLIT:
                 self._split(s, h)
             self.phase = _DRAWP
             self.first_decision = False
             self.raised = False
-            self.events.append((EV_TURN, s, _DRAWP))
+            self._turn(s, _DRAWP)
         else:  # banker
             if kind == _STAND:
                 self._set_status(s, 0, _STOOD)
                 self._settle()
             else:
                 self._give(s, 0, True)
-                t = self.total[s][0]
+                t = self.total[s * self.H]
                 if t > SEVEN_HALF:
                     self._set_status(s, 0, _BUST)
                     self._settle()
@@ -329,7 +369,9 @@ class Game:
                     self._settle()
 
     def _hit(self, s: int, h: int, face_up: bool) -> None:
-        was_single = len(self.cards[s][h]) == 1
+        k = s * self.H + h
+        cards = self.cards[k]
+        was_single = len(cards) == 1
         if not face_up:
             self._reveal(s, h)
         c = self._give(s, h, face_up)
@@ -337,17 +379,17 @@ class Game:
         self.raised = False
         if (
             was_single and self.splits[s] < self.max_splits
-            and VALUE2[c] == VALUE2[self.cards[s][h][0]]
-            and (IS_FIGURE[c] or self.rules.split_any_pair)
+            and VALUE2[c] == VALUE2[cards[0]]
+            and (IS_FIGURE[c] or self._split_any)
         ):
             self.phase = _SPLITP
-            self.events.append((EV_TURN, s, _SPLITP))
+            self._turn(s, _SPLITP)
             return
-        t = self.total[s][h]
+        t = self.total[k]
         if t > SEVEN_HALF:
             self._reveal(s, h)  # a bust hand is shown
             self._set_status(s, h, _BUST)
-            self._pay(s, self.banker, self.stake[s][h])
+            self._pay(s, self.banker, self.stake[k])
             self._end_punter_hand()
         elif t == SEVEN_HALF:
             self._set_status(s, h, _STOOD)
@@ -355,21 +397,24 @@ class Game:
 
     def _split(self, s: int, h: int) -> None:
         # Both split cards are face-up; the drawn one starts a new hand.
+        H = self.H
         self._reveal(s, h)
-        c = self.cards[s][h].pop()
-        self.total[s][h] -= VALUE2[c]
+        k = s * H + h
+        c = self.cards[k].pop()
+        self.total[k] -= VALUE2[c]
         nh = self.nhands[s]
         self.nhands[s] += 1
         self.splits[s] += 1
-        self.cards[s][nh].append(c)
-        self.total[s][nh] += VALUE2[c]
+        self.cards[s * H + nh].append(c)
+        self.total[s * H + nh] += VALUE2[c]
         self.events.append((EV_MOVE, c, s, h, nh))
         self._set_status(s, nh, _WAITING)
 
     def _swap_four(self, s: int) -> None:
-        four = self.cards[s][0].pop()
-        self.total[s][0] -= VALUE2[four]
-        self.hidden[s][0] = -1
+        k = s * self.H
+        four = self.cards[k].pop()
+        self.total[k] -= VALUE2[four]
+        self.hidden[k] = -1
         self.events.append((EV_RETURN, four, s))
         self._give(s, 0, False)
         rest = len(self.deck) - self.pos
@@ -377,15 +422,16 @@ class Game:
 
     # ------------------------------------------------------------------ settlement
     def _settle(self) -> None:
-        b = self.banker
-        B = self.total[b][0]
+        b, H = self.banker, self.H
+        B = self.total[b * H]
         banker_bust = B > SEVEN_HALF
         for s in self.order:
             for h in range(self.nhands[s]):
-                if self.status[s][h] != _STOOD:
+                k = s * H + h
+                if self.status[k] != _STOOD:
                     continue
                 self._reveal(s, h)  # showdown: standing hands are shown
-                P, st = self.total[s][h], self.stake[s][h]
+                P, st = self.total[k], self.stake[k]
                 if B == SEVEN_HALF:
                     self._pay(s, b, st * (self._both75 if P == SEVEN_HALF else self._b75))
                 elif banker_bust or P > B:
@@ -394,13 +440,13 @@ class Game:
                     self._pay(s, b, st)
         if B != SEVEN_HALF and self.rules.bank_passes == "seven_half":
             for s in self.order:
-                if any(self.total[s][h] == SEVEN_HALF and self.status[s][h] == _STOOD for h in range(self.nhands[s])):
+                if any(self.total[s * H + h] == SEVEN_HALF and self.status[s * H + h] == _STOOD for h in range(self.nhands[s])):
                     self.new_banker = s
                     break
         self.hand_no += 1
         if self.hand_no >= self.rules.hands_per_episode:
             self.phase = _OVERP
-            self.events.append((EV_TURN, -1, _OVERP))
+            self._turn(-1, _OVERP)
             return
         if self.new_banker >= 0:
             self.banker = self.new_banker
@@ -422,9 +468,8 @@ class Game:
     def all_cards(self) -> list[int]:
         """Every card of the deck, wherever it is (for conservation checks)."""
         out = list(self.deck[self.pos :])
-        for s in range(self.n):
-            for h in range(self.hands_per_seat):
-                out.extend(self.cards[s][h])
+        for cards in self.cards:
+            out.extend(cards)
         return out
 
 
