@@ -52,6 +52,58 @@ def stock_env(**kw):
     return wrappers.OrderEnforcingWrapper(e)
 
 
+def null_env():
+    """An AEC env that does no work (4 steps and 2 dead steps a hand), in the same wrappers
+    as ``siete_env.env()``: the floor that the wrappers and this loop leave."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    from siete_env.aec import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+    class Null(AECEnv):
+        metadata = {"render_modes": [], "name": "null"}
+
+        def __init__(self):
+            super().__init__()
+            self.possible_agents = ["a", "b"]
+            self._a = spaces.Discrete(15)
+            self._o = spaces.Dict({"observation": spaces.Box(0, 1, (485,), np.float32),
+                                   "action_mask": spaces.Box(0, 1, (15,), np.int8)})
+            self._buf = np.zeros(485, np.float32)
+            self._m = np.ones(15, np.int8)
+            self._skip_agent_selection = None
+
+        def action_space(self, agent):
+            return self._a
+
+        def observation_space(self, agent):
+            return self._o
+
+        def reset(self, seed=None, options=None):
+            self.agents = list(self.possible_agents)
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = "a"
+            self._k = 0
+
+        def observe(self, agent):
+            return {"observation": self._buf.copy(), "action_mask": self._m}
+
+        def step(self, action):
+            if self.terminations[self.agent_selection]:
+                return self._was_dead_step(action)
+            self._k += 1
+            if self._k >= 4:
+                for a in self.agents:
+                    self.terminations[a] = True
+
+    e = TerminateIllegalWrapper(Null(), illegal_reward=-1)
+    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(e))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[2, 6])
@@ -74,6 +126,7 @@ def main() -> None:
                 ("siete env()", lambda: siete_env.env(num_players=n, rules=args.rules)),
                 ("siete raw_env", lambda: siete_env.raw_env(num_players=n, rules=args.rules)),
                 ("siete stock wrappers", lambda: stock_env(num_players=n, rules=args.rules)),
+                ("floor: empty env, wrapped", null_env),
             ):
                 r = play(make(), args.steps)
                 if name not in best or r[0] > best[name][0]:

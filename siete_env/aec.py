@@ -224,7 +224,8 @@ class raw_env(AECEnv):
 
     def _info(self, seat: int) -> dict[str, Any]:
         g = self.game
-        h = g.hand if (seat == g.seat and g.phase != 4) else 0
+        acting = seat == g.seat and g.phase != 4
+        h = g.hand if acting else 0
         k = seat * g.H + h
         hidden = g.hidden[k]
         return {
@@ -234,7 +235,7 @@ class raw_env(AECEnv):
             "total": g.total[k] * 0.5,
             "stake": g.stake[k],
             "chips": g.chips[seat],
-            "legal_actions": self.legal_action_names() if seat == g.acting_seat else (),
+            "legal_actions": self.legal_action_names() if acting else (),
         }
 
     # ------------------------------------------------------------------ render
@@ -285,8 +286,15 @@ def _forwarding(cls: type) -> type:
         cls.__init__(self, env, *args, **kwargs)
         self.__dict__["_siete_raw"] = env.unwrapped
 
+    def action_space(self, agent):
+        return self._siete_raw.action_space(agent)
+
+    def observation_space(self, agent):
+        return self._siete_raw.observation_space(agent)
+
     ns = {n: prop(n) for n in _FORWARDED}
-    return type(cls.__name__, (cls,), ns | {"__module__": __name__, "__init__": __init__})
+    ns |= {"__module__": __name__, "__init__": __init__, "action_space": action_space, "observation_space": observation_space}
+    return type(cls.__name__, (cls,), ns)
 
 
 TerminateIllegalWrapper = _forwarding(wrappers.TerminateIllegalWrapper)

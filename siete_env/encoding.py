@@ -9,7 +9,7 @@ the observer itself and ``r = 1`` the next seat in turn order.
 | --- | --- | --- | --- |
 | cards | ``C*W`` | ``c*W + r*H + h`` | 1 if the observer sees card ``c`` in hand ``h`` of relative seat ``r`` (face-up cards, and the observer's own face-down cards) |
 | | | ``c*W + n*H`` | 1 if ``c`` is the observer's own face-down card |
-| | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and not seen since |
+| | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and has not been seen face-up since |
 | hands | ``n*H*9`` | ``HANDS + (r*H + h)*9 + k`` | ``k=0..4``: status one-hot (empty, waiting, playing, stood, bust); ``5``: stake; ``6``: number of cards; ``7``: 1 if it holds a face-down card; ``8``: total of the cards the observer can see in it (all of them for its own hands), in points |
 | seats | ``n*3`` | ``SEATS + r*3 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode |
 | global | 7 | ``GLOBAL + k`` | ``0..4``: phase one-hot (bet, draw, split, banker, over); ``5``: hands finished this episode; ``6``: cards left in the deck |
@@ -91,62 +91,89 @@ class Layout:
 
 
 class Encoder:
-    """Seat observations, brought up to date lazily from the game's event log.
+    """Seat observations from one public table view plus each seat's private cards.
 
-    ``observe(o)`` replays only the events seat ``o`` has not seen yet into its row
-    ``buf[o]`` (a handful of scalar writes per event) and returns a copy: the cost of a
-    step does not grow with the number of seats, and seats nobody observes cost nothing.
-    Every event carries what it needs (old status, previous seat to act, chips moved), so
-    a row is a pure function of the event sequence.
+    Everything every player at the table sees is kept once, with seats in absolute
+    order, in ``pub`` (updated from the game's event log, a few scalar writes per event).
+    ``observe(o)`` gathers ``pub`` into seat ``o``'s relative order with one precomputed
+    index array (which is also the copy it returns) and then adds what only ``o`` knows:
+    its own face-down cards. Nothing private ever enters ``pub``, so no other seat can
+    see it.
     """
 
     def __init__(self, game: Game):
         self.game = game
         n, H = game.n, game.hands_per_seat
         L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_per_episode)
-        self.buf = np.zeros((n, L.size), np.float32)
-        self._rows = [memoryview(self.buf[o]) for o in range(n)]
-        # Per observer o, offsets for absolute seat s (and hand slot k = s*H + h).
-        self._cell = [[((s - o) % n) * H + h for s in range(n) for h in range(H)] for o in range(n)]
-        self._hand = [[L.hand((s - o) % n, h) for s in range(n) for h in range(H)] for o in range(n)]
-        self._seat = [[L.seat((s - o) % n) for s in range(n)] for o in range(n)]
-        self._W = L.W
+        D = L.size
+        self._W, self._H, self._G = L.W, H, L.GLOBAL
         self._fd = n * H  # column of "my face-down card"
         self._ret = n * H + 1  # column of "returned to the deck"
-        self._cursor = [0] * n
-        self._G = L.GLOBAL
-        # Per banker seat b and observer o: the row at the start of a hand.
+        # Public view: the observation layout with absolute seats (relative seat r = seat r),
+        # plus one trailing zero that private columns gather from.
+        self.pub = np.zeros(D + 1, np.float32)
+        self._pv = memoryview(self.pub)
+        self._hand = [L.hand(s, h) for s in range(n) for h in range(H)]
+        self._seat = [L.seat(s) for s in range(n)]
+        self._gather = []
+        for o in range(n):
+            idx = np.full(D, D, np.int64)
+            for c in range(N_CARDS):
+                for r in range(n):
+                    for h in range(H):
+                        idx[L.card(c, r, h)] = L.card(c, (o + r) % n, h)
+                idx[L.returned(c)] = L.returned(c)
+            for r in range(n):
+                for h in range(H):
+                    for k in range(HAND_FEATURES):
+                        idx[L.hand(r, h) + k] = L.hand((o + r) % n, h) + k
+                for k in range(SEAT_FEATURES):
+                    idx[L.seat(r) + k] = L.seat((o + r) % n) + k
+            for k in range(GLOBAL_FEATURES):
+                idx[L.GLOBAL + k] = L.GLOBAL + k
+            self._gather.append(idx)
+        # Per banker seat: the public view at the start of a hand.
         self._templates = []
         for b in range(n):
-            rows = np.zeros((n, L.size), np.float32)
-            for o in range(n):
-                rows[o, self._seat[o][b]] = 1.0
-                rows[o, L.GLOBAL + 6] = N_CARDS
-                for k in range(n * H):
-                    rows[o, self._hand[o][k] + (_WAITING if k % H == 0 else _EMPTY)] = 1.0
-            self._templates.append(rows)
+            t = np.zeros(D + 1, np.float32)
+            t[L.seat(b)] = 1.0
+            t[L.GLOBAL + 6] = N_CARDS
+            for k in range(n * H):
+                t[self._hand[k] + (_WAITING if k % H == 0 else _EMPTY)] = 1.0
+            self._templates.append(t)
+        self._cursor = 0
 
     def reset(self) -> None:
         """Forget everything: the game's event log starts again."""
-        self._cursor = [0] * self.game.n
+        self._cursor = 0
 
     def observe(self, o: int) -> np.ndarray:
         """Seat ``o``'s observation (a fresh array)."""
-        events = self.game.events
-        if self._cursor[o] < len(events):
-            self._catch_up(o, events)
-        return self.buf[o].copy()
-
-    def _catch_up(self, o: int, events: list[tuple]) -> None:
         g = self.game
-        start = self._cursor[o]
+        if self._cursor < len(g.events):
+            self._catch_up(g.events)
+        row = self.pub[self._gather[o]]
+        H = self._H
+        k0 = o * H
+        hidden = g.hidden
+        for h in range(H):
+            c = hidden[k0 + h]
+            if c >= 0:  # the observer's own face-down card: relative seat 0, hand h
+                base = c * self._W
+                row[base + h] = 1.0
+                row[base + self._fd] = 1.0
+                row[self._hand[h] + 8] += HALF[c]
+        return row
+
+    def _catch_up(self, events: list[tuple]) -> None:
+        g = self.game
+        start = self._cursor
         if start < g.last_new_hand:
             start = g.last_new_hand
-        self._cursor[o] = len(events)
-        f = self._rows[o]
-        W, H, FD, RET = self._W, g.H, self._fd, self._ret
-        cell, hand, seat = self._cell[o], self._hand[o], self._seat[o]
-        G = self._G
+        self._cursor = len(events)
+        f = self._pv
+        W, H, RET, G = self._W, self._H, self._ret, self._G
+        hand, seat = self._hand, self._seat
         for ev in events[start:]:
             code = ev[0]
             if code == 1:  # EV_DEAL (card, seat, hand, face_up)
@@ -157,17 +184,11 @@ class Encoder:
                 f[G + 6] -= 1.0
                 if ev[4]:
                     base = c * W
-                    f[base + cell[k]] = 1.0
+                    f[base + k] = 1.0
                     f[hb + 8] += HALF[c]
                     f[base + RET] = 0.0
                 else:
                     f[hb + 7] = 1.0
-                    if ev[2] == o:
-                        base = c * W
-                        f[base + cell[k]] = 1.0
-                        f[hb + 8] += HALF[c]
-                        f[base + RET] = 0.0
-                        f[base + FD] = 1.0
             elif code == 5:  # EV_STATUS (seat, hand, old, new)
                 hb = hand[ev[1] * H + ev[2]]
                 f[hb + ev[3]] = 0.0
@@ -185,52 +206,44 @@ class Encoder:
             elif code == 6:  # EV_STAKE (seat, hand, stake)
                 f[hand[ev[1] * H + ev[2]] + 5] = ev[3]
             elif code == 2:  # EV_REVEAL (card, seat, hand)
-                _, c, s, h = ev
-                k = s * H + h
+                c = ev[1]
+                k = ev[2] * H + ev[3]
                 hb = hand[k]
-                f[hb + 7] = 0.0
                 base = c * W
-                if o != s:
-                    f[base + cell[k]] = 1.0
-                    f[hb + 8] += HALF[c]
-                    f[base + RET] = 0.0
-                else:
-                    f[base + FD] = 0.0
+                f[hb + 7] = 0.0
+                f[base + k] = 1.0
+                f[hb + 8] += HALF[c]
+                f[base + RET] = 0.0
             elif code == 8:  # EV_PAY (from, to, amount)
                 f[seat[ev[1]] + 2] -= ev[3]
                 f[seat[ev[2]] + 2] += ev[3]
             elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, deck_size)
                 _, b, done, chips, deck_size = ev
-                self.buf[o] = self._templates[b][o]
+                self.pub[:] = self._templates[b]
                 f[G + 5] = done
                 f[G + 6] = deck_size
                 for s2, ch in enumerate(chips):
                     if ch:
                         f[seat[s2] + 2] = ch
-            elif code == 3:  # EV_MOVE (card, seat, from_hand, to_hand)
+            elif code == 3:  # EV_MOVE (card, seat, from_hand, to_hand): a face-up card
                 _, c, s, h, nh = ev
                 v = HALF[c]
                 base = c * W
                 k, nk = s * H + h, s * H + nh
-                f[base + cell[k]] = 0.0
-                f[base + cell[nk]] = 1.0
+                f[base + k] = 0.0
+                f[base + nk] = 1.0
                 a, b = hand[k], hand[nk]
                 f[a + 8] -= v
                 f[b + 8] += v
                 f[a + 6] -= 1.0
                 f[b + 6] += 1.0
-            elif code == 4:  # EV_RETURN (card, seat)
+            elif code == 4:  # EV_RETURN (card, seat): the face-down 4 is shown and returned
                 _, c, s = ev
                 hb = hand[s * H]
-                base = c * W
                 f[hb + 6] -= 1.0
                 f[hb + 7] = 0.0
-                f[base + RET] = 1.0
+                f[c * W + RET] = 1.0
                 f[G + 6] += 1.0
-                if o == s:
-                    f[base + cell[s * H]] = 0.0
-                    f[base + FD] = 0.0
-                    f[hb + 8] -= HALF[c]
 
     def state(self) -> np.ndarray:
         """The full state for a centralised critic: every card's place (hidden ones
