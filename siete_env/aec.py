@@ -153,6 +153,7 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: self._info(i) for i, a in enumerate(self.agents)}
         self._rewarded = False
+        self._hand_no = 0
         self.agent_selection = self.possible_agents[g.acting_seat]
 
     # ------------------------------------------------------------------ step
@@ -184,10 +185,15 @@ class raw_env(AECEnv):
                 cum[a] += r
         seat = g.acting_seat
         prev = self._seat_of[agent]
-        if seat < 0:
+        if seat < 0 or g.hand_no != self._hand_no:  # the episode or the hand is over
+            self._hand_no = g.hand_no
             for i, a in enumerate(names):
-                self.terminations[a] = True
                 self.infos[a] = self._info(i)
+            if seat < 0:
+                for a in names:
+                    self.terminations[a] = True
+                return
+            self.agent_selection = names[seat]
             return
         self.infos[agent] = self._info(prev)
         if seat != prev:
