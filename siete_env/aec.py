@@ -7,6 +7,7 @@ what happens, the encoder (``encoding.py``) turns it into observations.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -120,7 +121,9 @@ class raw_env(AECEnv):
         options = dict(options or {})
         unknown = [k for k in options if k not in RESET_OPTIONS]
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
+            # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
+            # options are ignored, but never silently.
+            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known options: {list(RESET_OPTIONS)}", stacklevel=2)
         listed: list[int] = []
         if options.get("deck") is not None:
             from .cards import parse_deck
@@ -253,6 +256,9 @@ class raw_env(AECEnv):
             print(text)
             return None
         return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
 
     def table_text(self) -> str:
         """The table as a player watching it sees it, plus the hidden cards in brackets."""

@@ -12,7 +12,7 @@ the observer itself and ``r = 1`` the next seat in turn order.
 | | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and has not been seen face-up since |
 | hands | ``n*H*9`` | ``HANDS + (r*H + h)*9 + k`` | ``k=0..4``: status one-hot (empty, waiting, playing, stood, bust); ``5``: stake; ``6``: number of cards; ``7``: 1 if it holds a face-down card; ``8``: total of the cards the observer can see in it (all of them for its own hands), in points |
 | seats | ``n*3`` | ``SEATS + r*3 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode |
-| global | 7 | ``GLOBAL + k`` | ``0..4``: phase one-hot (bet, draw, split, banker, over); ``5``: hands finished this episode; ``6``: cards left in the deck |
+| global | 7 | ``GLOBAL + k`` | ``0..4``: phase one-hot (bet, draw, split, banker, over; only the deciding punter sees "split", the others see "draw"); ``5``: hands finished this episode; ``6``: cards left in the deck |
 
 Never encoded: another seat's face-down card, the order of the deck, or anything
 derived from them (a face-down card only counts in the "number of cards" and
@@ -153,6 +153,11 @@ class Encoder:
         if self._cursor < len(g.events):
             self._catch_up(g.events)
         row = self.pub[self._gather[o]]
+        if g.phase == 2 and o != g.seat:
+            # Whether a punter may split shows that its hidden card is a figure: only the
+            # punter knows it is deciding; the table sees it still drawing.
+            row[self._G + 2] = 0.0
+            row[self._G + 1] = 1.0
         H = self._H
         k0 = o * H
         hidden = g.hidden

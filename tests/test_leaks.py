@@ -1,0 +1,104 @@
+"""No observation carries another seat's face-down card, the deck order, or anything
+derived from them: two decks that differ only in one hidden card give every other seat
+identical observations until that card is shown."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from siete_env import raw_env
+from siete_env.cards import CARD_IDS
+
+
+def _twin_tables(seed, n, position, rules):
+    """Two envs whose decks differ only by swapping the card dealt at ``position`` of the
+    initial deal with the deck's last card (which no small table ever reaches)."""
+    order = np.random.default_rng(seed).permutation(40).tolist()
+    other = list(order)
+    other[position], other[-1] = other[-1], other[position]
+    envs = []
+    for deck in (order, other):
+        e = raw_env(num_players=n, rules=rules)
+        e.reset(seed=seed, options={"deck": [CARD_IDS[c] for c in deck], "banker": 0})
+        envs.append(e)
+    return envs, order[position], other[position]
+
+
+def _compare_until_shown(envs, owner, cards, seed):
+    a, b = envs
+    owner_slot = a.game.slot(owner, 0)
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for agent in a.agent_iter(max_iter=2000):
+        hidden_a = a.game.hidden[owner_slot] == cards[0]
+        hidden_b = b.game.hidden[owner_slot] == cards[1]
+        if not (hidden_a and hidden_b) or b.game.pos >= 39:
+            break  # the card was shown (or the decks' last card came into play)
+        if agent != b.agent_selection:
+            break  # the owner's play diverged (e.g. 7½ stands by itself in one of the twins)
+        for seat, other in enumerate(a.possible_agents):
+            if seat == owner or other not in a.agents:
+                continue
+            oa, ob = a.observe(other), b.observe(other)
+            np.testing.assert_array_equal(oa["observation"], ob["observation"], err_msg=f"{other} sees {owner}'s hidden card")
+            np.testing.assert_array_equal(oa["action_mask"], ob["action_mask"])
+            assert a.infos[other] == b.infos[other]
+            compared += 1
+        obs, _, term, trunc, _ = a.last()
+        if term or trunc:
+            break
+        mask_b = b.observe(agent)["action_mask"]
+        if not np.array_equal(obs["action_mask"], mask_b):
+            break  # only the owner's options can differ (e.g. a split); it acts differently now
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(legal[rng.integers(len(legal))])
+        a.step(action)
+        b.step(action)
+    return compared
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), first=st.booleans(), sessions=st.integers(1, 2))
+def test_a_punters_hidden_card_never_reaches_another_seat(seed, n, first, sessions):
+    # banker 0: the punters are seats 1..n-1 in turn order; deal position i goes to seat i+1.
+    position = 0 if first else n - 2
+    envs, x, y = _twin_tables(seed, n, position, {"hands_per_episode": sessions})
+    assert x != y
+    _compare_until_shown(envs, position + 1, (x, y), seed)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 6))
+def test_the_bankers_hidden_card_never_reaches_a_punter(seed, n):
+    envs, x, y = _twin_tables(seed, n, n - 1, None)  # the banker's card is dealt last
+    _compare_until_shown(envs, 0, (x, y), seed)
+
+
+def test_leak_check_compares_something():
+    # The check above must really compare observations (not stop at once).
+    envs, x, y = _twin_tables(11, 4, 0, None)
+    assert _compare_until_shown(envs, 1, (x, y), 11) > 0
+
+
+def test_state_has_the_hidden_cards_but_no_observation_does():
+    envs, x, y = _twin_tables(5, 3, 0, None)
+    a, b = envs
+    assert not np.array_equal(a.state(), b.state())
+    for agent in ("player_0", "player_2"):
+        np.testing.assert_array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
+    assert not np.array_equal(a.observe("player_1")["observation"], b.observe("player_1")["observation"])
+
+
+def test_deck_order_is_not_observed():
+    # Same dealt cards, different undealt order: every observation identical.
+    order = np.random.default_rng(2).permutation(40).tolist()
+    shuffled_tail = order[:3] + order[3:][::-1]
+    obs = []
+    for deck in (order, shuffled_tail):
+        e = raw_env(num_players=3)
+        e.reset(seed=0, options={"deck": [CARD_IDS[c] for c in deck], "banker": 0})
+        obs.append([e.observe(a)["observation"] for a in e.possible_agents])
+    for oa, ob in zip(*obs, strict=True):
+        np.testing.assert_array_equal(oa, ob)

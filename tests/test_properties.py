@@ -1,0 +1,75 @@
+"""Invariants over random legal play (hypothesis): cards conserved, chips zero-sum, a legal
+action for the acting agent and none for the others, every episode ends."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from siete_env import raw_env
+
+rule_overrides = st.fixed_dictionaries(
+    {},
+    optional={
+        "four_swap": st.sampled_from(["off", "optional", "mandatory"]),
+        "hands_per_episode": st.integers(1, 4),
+        "split_any_pair": st.booleans(),
+        "max_splits": st.sampled_from(["auto", 0, 1, 3]),
+        "raise_on_draw": st.booleans(),
+        "banker_policy_rule": st.sampled_from(["free", "hit_below_6"]),
+        "bank_passes": st.sampled_from(["seven_half", "never"]),
+        "bet_levels": st.sampled_from([[1], [1, 2], [1, 2, 3, 4, 5], [2, 5, 10]]),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), rules=rule_overrides)
+def test_random_legal_play_keeps_every_invariant(seed, n, rules):
+    e = raw_env(num_players=n, rules=rules)
+    e.reset(seed=seed)
+    g = e.game
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(e.possible_agents, 0)
+    live_steps = 0
+    for agent in e.agent_iter(max_iter=5000):
+        obs, _, term, trunc, _ = e.last()
+        assert sorted(g.all_cards()) == list(range(40)), "cards are conserved"
+        assert sum(g.chips) == 0, "chips are zero-sum"
+        if term or trunc:
+            e.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.sum() >= 1, "the acting agent always has a legal action"
+        for other in e.agents:
+            if other != agent:
+                assert e.observe(other)["action_mask"].sum() == 0, "only the acting agent may act"
+        legal = np.flatnonzero(mask)
+        e.step(int(legal[rng.integers(len(legal))]))
+        live_steps += 1
+        assert sum(e.rewards.values()) == 0, "every step's rewards are zero-sum"
+        for a, r in e.rewards.items():
+            totals[a] += r
+    assert not e.agents, "the episode ended"
+    assert g.hand_no == e.rules.hands_per_episode
+    assert [totals[a] for a in e.possible_agents] == g.chips, "rewards add up to the chips won"
+    assert live_steps <= 60 * n * e.rules.hands_per_episode
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8))
+def test_observations_stay_within_their_space(seed, n):
+    e = raw_env(num_players=n, rules={"hands_per_episode": 2})
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    space = e.observation_space(e.possible_agents[0])
+    for agent in e.agent_iter(max_iter=3000):
+        for other in e.agents:
+            assert space.contains(e.observe(other))
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
