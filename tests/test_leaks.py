@@ -34,8 +34,8 @@ def _compare_until_shown(envs, owner, cards, seed):
     for agent in a.agent_iter(max_iter=2000):
         hidden_a = a.game.hidden[owner_slot] == cards[0]
         hidden_b = b.game.hidden[owner_slot] == cards[1]
-        if not (hidden_a and hidden_b) or b.game.pos >= 39:
-            break  # the card was shown (or the decks' last card came into play)
+        if not (hidden_a and hidden_b) or b.game.pos >= 39 or a.game.hand_no or b.game.hand_no:
+            break  # the card was shown (or the decks' last card came into play, or the hand ended)
         if agent != b.agent_selection:
             break  # the owner's play diverged (e.g. 7½ stands by itself in one of the twins)
         for seat, other in enumerate(a.possible_agents):
