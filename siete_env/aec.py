@@ -26,6 +26,21 @@ _BATCH = 256
 _PER_EPISODE = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "_cumulative_rewards"}
 
 
+class _ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without numpy casts (the
+    same answer as ``Discrete.contains``: ``0 <= x < n``); other types take the usual path.
+    ``AssertOutOfBoundsWrapper`` asks it at every step."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < self._n
+        return super().contains(x)
+
+    def __init__(self, n: int, seed: int | None = None):
+        super().__init__(n, seed=seed)
+        self._n = int(n)
+
+
 def _check_num_players(num_players: Any) -> int:
     if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
         raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
@@ -57,7 +72,7 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         n_act = len(self.action_names)
-        self._action_space = spaces.Discrete(n_act)
+        self._action_space = _ActionSpace(n_act)
         self._observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
@@ -113,6 +128,7 @@ class raw_env(AECEnv):
     def _seed(self, seed: int | None) -> None:
         self._rng = np.random.default_rng(seed)
         self._next_perm = self._next_lot = _BATCH
+        self._skip_agent_selection = None  # AECEnv's dead-step bookkeeping
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -149,14 +165,16 @@ class raw_env(AECEnv):
         g.start(banker, deck)
         g.payments.clear()
         self.encoder.reset()
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: self._info(i) for i, a in enumerate(self.agents)}
+        agents = self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(agents, 0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        info = self._info
+        self.infos = {a: info(i) for i, a in enumerate(agents)}
         self._rewarded = False
         self._hand_no = 0
+        self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[g.acting_seat]
 
     # ------------------------------------------------------------------ step
@@ -204,11 +222,37 @@ class raw_env(AECEnv):
             self.infos[nxt] = self._info(seat)
             self.agent_selection = nxt
 
+    def _was_dead_step(self, action: None) -> None:
+        """AECEnv's dead step, specialised: here every agent ends together, so the next
+        agent to remove is simply the first one left (same result, less work)."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            raise AssertionError("an agent that was not dead as attempted to be removed")
+        del self.terminations[agent], self.truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        if agents:
+            if not all(self.terminations[a] or self.truncations[a] for a in agents):
+                raise AssertionError("all agents end together in this environment")
+            if self._skip_agent_selection is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = agents[0]
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0
+
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
         g = self.game
-        if seat == g.acting_seat:
+        if seat == g.seat and g.phase != 4:
             legal = g.legal_actions()
             mask = self._mask_cache.get(legal)
             if mask is None:
@@ -233,8 +277,14 @@ class raw_env(AECEnv):
 
     def _info(self, seat: int) -> dict[str, Any]:
         g = self.game
-        acting = seat == g.seat and g.phase != 4
-        h = g.hand if acting else 0
+        if seat == g.seat and g.phase != 4:
+            h = g.hand
+            legal = g.legal_actions()
+            names = self._names_cache.get(legal)
+            if names is None:
+                names = self.legal_action_names()
+        else:
+            h, names = 0, ()
         k = seat * g.H + h
         hidden = g.hidden[k]
         return {
@@ -244,7 +294,7 @@ class raw_env(AECEnv):
             "total": g.total[k] * 0.5,
             "stake": g.stake[k],
             "chips": g.chips[seat],
-            "legal_actions": self.legal_action_names() if acting else (),
+            "legal_actions": names,
         }
 
     # ------------------------------------------------------------------ render

@@ -158,10 +158,9 @@ class Encoder:
             # punter knows it is deciding; the table sees it still drawing.
             row[self._G + 2] = 0.0
             row[self._G + 1] = 1.0
-        H = self._H
-        k0 = o * H
+        k0 = o * self._H
         hidden = g.hidden
-        for h in range(H):
+        for h in range(g.nhands[o]):
             c = hidden[k0 + h]
             if c >= 0:  # the observer's own face-down card: relative seat 0, hand h
                 base = c * self._W

@@ -106,7 +106,7 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
-        "_split_any", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_split_any", "_slot_range", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[[], Sequence[int]]):
@@ -130,6 +130,7 @@ class Game:
         self._split_any = rules.split_any_pair
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
         self._legal: tuple[int, ...] | None = None
+        self._slot_range = range(num_players * self.H)
         self.events: list[tuple] = []  # the session's event log (see EV_* above)
         self.payments: list[tuple[int, int, int]] = []  # chips moved, (from, to, amount)
         self.last_new_hand = 0
@@ -157,7 +158,7 @@ class Game:
         b = self.banker
         self.order = [(b + i) % n for i in range(1, n)]
         slots = n * H
-        self.cards = [[] for _ in range(slots)]
+        self.cards = [[] for _ in self._slot_range]
         self.hidden = [-1] * slots
         self.total = [0] * slots
         self.stake = [0] * slots

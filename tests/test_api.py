@@ -143,3 +143,12 @@ def test_banker_drawn_by_lot_and_set_by_option():
 def test_rewards_in_units_of_the_minimum_stake_and_package_metadata():
     assert siete_env.__version__
     assert raw_env.metadata["name"] == "siete_y_media_v0"
+
+
+def test_action_space_contains_agrees_with_gymnasium_discrete():
+    from gymnasium.spaces import Discrete
+
+    ours, ref = raw_env().action_space("player_0"), Discrete(15)
+    assert isinstance(ours, Discrete) and ours.n == ref.n
+    for x in [0, 14, 15, -1, 3, True, np.int64(3), np.int8(-1), np.int64(15), 2.0, "3", None, np.array(3), np.array([3])]:
+        assert ours.contains(x) == ref.contains(x), x
