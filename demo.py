@@ -37,8 +37,10 @@ def main() -> None:
                 continue
             player = banker if info["role"] == "banker" else punter
             action = player(obs)
-            print(f"  {agent} ({info['role']}, {' '.join(info['hand'])} = {info['total']:g}) -> "
-                  f"{e.unwrapped.action_names[action]}")
+            print(
+                f"  {agent} ({info['role']}, {' '.join(info['hand'])} = {info['total']:g}) -> "
+                f"{e.unwrapped.action_names[action]}"
+            )
             e.step(action)
         print(e.unwrapped.table_text())
     print("\nchips after", args.hands, "hands:", {a: f"{v:+g}" for a, v in totals.items()})

@@ -67,8 +67,9 @@ def null_env():
             super().__init__()
             self.possible_agents = ["a", "b"]
             self._a = spaces.Discrete(15)
-            self._o = spaces.Dict({"observation": spaces.Box(0, 1, (485,), np.float32),
-                                   "action_mask": spaces.Box(0, 1, (15,), np.int8)})
+            self._o = spaces.Dict(
+                {"observation": spaces.Box(0, 1, (485,), np.float32), "action_mask": spaces.Box(0, 1, (15,), np.int8)}
+            )
             self._buf = np.zeros(485, np.float32)
             self._m = np.ones(15, np.int8)
             self._skip_agent_selection = None
@@ -123,9 +124,9 @@ def main() -> None:
         for _ in range(args.repeats):  # interleaved, so that machine noise hits all alike
             for name, make in (
                 ("leduc_holdem_v4 env()", leduc_holdem_v4.env),
-                ("siete env()", lambda: siete_env.env(num_players=n, rules=args.rules)),
-                ("siete raw_env", lambda: siete_env.raw_env(num_players=n, rules=args.rules)),
-                ("siete stock wrappers", lambda: stock_env(num_players=n, rules=args.rules)),
+                ("siete env()", lambda n=n: siete_env.env(num_players=n, rules=args.rules)),
+                ("siete raw_env", lambda n=n: siete_env.raw_env(num_players=n, rules=args.rules)),
+                ("siete stock wrappers", lambda n=n: stock_env(num_players=n, rules=args.rules)),
                 ("floor: empty env, wrapped", null_env),
             ):
                 r = play(make(), args.steps)
@@ -138,8 +139,14 @@ def main() -> None:
             print(f"{name:26s} {sps:10,.0f} {hps:10,.0f} {sps / leduc:8.2f}")
         ratio = best["siete env()"][0] / leduc
         print(f"ratio siete env() / leduc_holdem_v4 env(): {ratio:.2f} (target >= 3)")
-        results.append({"players": n, "rules": args.rules, "ratio": ratio,
-                        **{k: {"steps_per_s": v[0], "hands_per_s": v[1]} for k, v in best.items()}})
+        results.append(
+            {
+                "players": n,
+                "rules": args.rules,
+                "ratio": ratio,
+                **{k: {"steps_per_s": v[0], "hands_per_s": v[1]} for k, v in best.items()},
+            }
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -45,7 +45,9 @@ def _check_num_players(num_players: Any) -> int:
     if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
         raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
     if not 2 <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be 2..{MAX_PLAYERS} (one banker and 1..{MAX_PLAYERS - 1} punters), got {num_players}")
+        raise ValueError(
+            f"num_players must be 2..{MAX_PLAYERS} (one banker and 1..{MAX_PLAYERS - 1} punters), got {num_players}"
+        )
     return int(num_players)
 
 
@@ -55,7 +57,12 @@ class raw_env(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "siete_y_media_v0", "is_parallelizable": False}
 
-    def __init__(self, num_players: int = 2, rules: str | dict[str, Any] | Rules | None = "spanish", render_mode: str | None = None):
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: str | dict[str, Any] | Rules | None = "spanish",
+        render_mode: str | None = None,
+    ):
         super().__init__()
         n = _check_num_players(num_players)
         self.rules = resolve_rules(rules)
@@ -139,7 +146,9 @@ class raw_env(AECEnv):
         if unknown:
             # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
             # options are ignored, but never silently.
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known options: {list(RESET_OPTIONS)}", stacklevel=2)
+            warnings.warn(
+                f"ignoring unknown reset option(s) {unknown}; known options: {list(RESET_OPTIONS)}", stacklevel=2
+            )
         listed: list[int] = []
         if options.get("deck") is not None:
             from .cards import parse_deck
@@ -147,7 +156,11 @@ class raw_env(AECEnv):
             listed = parse_deck(options["deck"], self._deck_cards)
         banker = options.get("banker")
         if banker is not None:
-            if isinstance(banker, bool) or not isinstance(banker, int | np.integer) or not 0 <= banker < self.num_players:
+            if (
+                isinstance(banker, bool)
+                or not isinstance(banker, int | np.integer)
+                or not 0 <= banker < self.num_players
+            ):
                 raise ValueError(f"reset option 'banker' must be a seat 0..{self.num_players - 1}, got {banker!r}")
         # Validation done: from here on nothing can fail half-way.
         if seed is not None or self._rng is None:
@@ -313,8 +326,10 @@ class raw_env(AECEnv):
     def table_text(self) -> str:
         """The table as a player watching it sees it, plus the hidden cards in brackets."""
         g = self.game
-        lines = [f"hand {g.hand_no + (0 if g.phase == 4 else 1)}/{self.rules.hands_per_episode}  "
-                 f"phase {Phase(g.phase).name.lower()}  deck {g.cards_left()} cards"]
+        lines = [
+            f"hand {g.hand_no + (0 if g.phase == 4 else 1)}/{self.rules.hands_per_episode}  "
+            f"phase {Phase(g.phase).name.lower()}  deck {g.cards_left()} cards"
+        ]
         for s in [*g.order, g.banker]:
             role = "banker" if s == g.banker else "punter"
             for h in range(g.nhands[s]):
@@ -323,7 +338,9 @@ class raw_env(AECEnv):
                 cards = " ".join(f"[{CARD_IDS[c]}]" if c == g.hidden[k] else CARD_IDS[c] for c in g.cards[k])
                 mark = ">" if (s == g.acting_seat and h == g.hand) else " "
                 stake = f" stake {g.stake[k]}" if role == "punter" else ""
-                lines.append(f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  chips {g.chips[s]:+d}")
+                lines.append(
+                    f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  chips {g.chips[s]:+d}"
+                )
         return "\n".join(lines)
 
 
@@ -355,7 +372,12 @@ def _forwarding(cls: type) -> type:
         return self._siete_raw.observation_space(agent)
 
     ns = {n: prop(n) for n in _FORWARDED}
-    ns |= {"__module__": __name__, "__init__": __init__, "action_space": action_space, "observation_space": observation_space}
+    ns |= {
+        "__module__": __name__,
+        "__init__": __init__,
+        "action_space": action_space,
+        "observation_space": observation_space,
+    }
     return type(cls.__name__, (cls,), ns)
 
 

@@ -275,13 +275,17 @@ class Game:
         if ph == _DRAWP:
             raise_from = (
                 self.stake[self.seat * self.H + self.hand]
-                if (self._can_raise and not self.raised and not self.first_decision) else self._top
+                if (self._can_raise and not self.raised and not self.first_decision)
+                else self._top
             )
             key = (ph, can_draw, raise_from)
         elif ph == _BETP:
             k = self.seat * self.H
             swap = (
-                self._swap_mode != "off" and self.hand == 0 and can_draw and len(self.cards[k]) == 1
+                self._swap_mode != "off"
+                and self.hand == 0
+                and can_draw
+                and len(self.cards[k]) == 1
                 and RANK[self.cards[k][0]] == 4
             )
             key = (ph, swap)
@@ -379,7 +383,8 @@ class Game:
         self.first_decision = False
         self.raised = False
         if (
-            was_single and self.splits[s] < self.max_splits
+            was_single
+            and self.splits[s] < self.max_splits
             and VALUE2[c] == VALUE2[cards[0]]
             and (IS_FIGURE[c] or self._split_any)
         ):
@@ -441,7 +446,10 @@ class Game:
                     self._pay(s, b, st)
         if B != SEVEN_HALF and self.rules.bank_passes == "seven_half":
             for s in self.order:
-                if any(self.total[s * H + h] == SEVEN_HALF and self.status[s * H + h] == _STOOD for h in range(self.nhands[s])):
+                if any(
+                    self.total[s * H + h] == SEVEN_HALF and self.status[s * H + h] == _STOOD
+                    for h in range(self.nhands[s])
+                ):
                     self.new_banker = s
                     break
         self.hand_no += 1

@@ -68,7 +68,9 @@ def test_render_ansi_and_human(capsys):
 def test_illegal_action_on_raw_env_names_the_problem():
     e = raw_env()
     e.reset(seed=0, options={"banker": 0, "deck": ["5o", "4c"]})
-    with pytest.raises(IllegalActionError, match=r"player_1: illegal action 0 \(STAND\).*phase BET.*legal actions now: \['BET_1'"):
+    with pytest.raises(
+        IllegalActionError, match=r"player_1: illegal action 0 \(STAND\).*phase BET.*legal actions now: \['BET_1'"
+    ):
         e.step(0)
     with pytest.raises(IllegalActionError, match="illegal action 99"):
         e.step(99)
@@ -125,7 +127,9 @@ def test_bad_reset_options_are_refused_and_nothing_changes(options, message):
 
 def test_unknown_reset_option_warns():
     e = raw_env()
-    with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\) \['dealer'\]; known options: \['deck', 'banker'\]"):
+    with pytest.warns(
+        UserWarning, match=r"ignoring unknown reset option\(s\) \['dealer'\]; known options: \['deck', 'banker'\]"
+    ):
         e.reset(seed=0, options={"dealer": 0})
 
 
@@ -150,5 +154,20 @@ def test_action_space_contains_agrees_with_gymnasium_discrete():
 
     ours, ref = raw_env().action_space("player_0"), Discrete(15)
     assert isinstance(ours, Discrete) and ours.n == ref.n
-    for x in [0, 14, 15, -1, 3, True, np.int64(3), np.int8(-1), np.int64(15), 2.0, "3", None, np.array(3), np.array([3])]:
+    for x in [
+        0,
+        14,
+        15,
+        -1,
+        3,
+        True,
+        np.int64(3),
+        np.int8(-1),
+        np.int64(15),
+        2.0,
+        "3",
+        None,
+        np.array(3),
+        np.array([3]),
+    ]:
         assert ours.contains(x) == ref.contains(x), x

@@ -42,7 +42,9 @@ def _compare_until_shown(envs, owner, cards, seed):
             if seat == owner or other not in a.agents:
                 continue
             oa, ob = a.observe(other), b.observe(other)
-            np.testing.assert_array_equal(oa["observation"], ob["observation"], err_msg=f"{other} sees {owner}'s hidden card")
+            np.testing.assert_array_equal(
+                oa["observation"], ob["observation"], err_msg=f"{other} sees {owner}'s hidden card"
+            )
             np.testing.assert_array_equal(oa["action_mask"], ob["action_mask"])
             assert a.infos[other] == b.infos[other]
             compared += 1

@@ -64,7 +64,7 @@ def test_observations_stay_within_their_space(seed, n):
     e.reset(seed=seed)
     rng = np.random.default_rng(seed)
     space = e.observation_space(e.possible_agents[0])
-    for agent in e.agent_iter(max_iter=3000):
+    for _agent in e.agent_iter(max_iter=3000):
         for other in e.agents:
             assert space.contains(e.observe(other))
         obs, _, term, trunc, _ = e.last()

@@ -212,7 +212,9 @@ def test_split_hands_can_split_again_up_to_the_auto_limit():
     # 2 players: up to 3 splits. sota, caballo (split), rey (split), sota (split), then
     # caballo: no fourth split.
     e = table(["10o", "5c", "11c", "12c", "10e", "11b", "7o"])
-    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    play(
+        e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")]
+    )
     assert e.game.nhands[1] == 4 and e.game.splits[1] == 3
     play(e, [(P1, "HIT_UP")])  # 11b on hand 0: no more splits allowed
     assert legal(e) >= {"STAND", "HIT_UP"} and "SPLIT" not in legal(e)
@@ -295,5 +297,16 @@ def test_first_punter_in_turn_order_with_seven_half_takes_the_bank():
     # 4 players, banker 2: turn order 3, 0, 1. Seats 0 and 1 both make 7½; seat 0 is first.
     deck = ["5o", "7c", "7e", "6b", "10o", "11o"]
     e = table(deck, n=4, banker=2, rules={"hands_per_episode": 2})
-    play(e, [(P3, "BET_1"), (P3, "STAND"), (P0, "BET_1"), (P0, "HIT_UP"), (P1, "BET_1"), (P1, "HIT_UP"), ("player_2", "STAND")])
+    play(
+        e,
+        [
+            (P3, "BET_1"),
+            (P3, "STAND"),
+            (P0, "BET_1"),
+            (P0, "HIT_UP"),
+            (P1, "BET_1"),
+            (P1, "HIT_UP"),
+            ("player_2", "STAND"),
+        ],
+    )
     assert e.game.banker == 0
