@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .cards import CARD_IDS, N_CARDS, format_total
+from .cards import CARD_IDS, card_label, format_total
 from .encoding import Encoder
 from .game import ActionKind, Game, IllegalActionError, Phase, Status
 from .rules import MAX_PLAYERS, Rules, resolve_rules
@@ -92,7 +92,8 @@ class raw_env(AECEnv):
         self._zero_mask.flags.writeable = False
         self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._names_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
-        self._deck_cards = tuple(range(N_CARDS))
+        self._deck_cards = self.rules.deck_cards()
+        self._deck_array = np.array(self._deck_cards, dtype=np.int8)
         self._rewarded = False
 
     def __getattr__(self, name: str) -> Any:
@@ -120,7 +121,7 @@ class raw_env(AECEnv):
         # Shuffles are drawn from the env's generator in batches (one numpy call per
         # _BATCH hands instead of one per hand); the sequence is fixed by the seed.
         if self._next_perm >= _BATCH:
-            self._perms = self._rng.permuted(np.tile(np.arange(N_CARDS, dtype=np.int8), (_BATCH, 1)), axis=1).tolist()
+            self._perms = self._rng.permuted(np.tile(self._deck_array, (_BATCH, 1)), axis=1).tolist()
             self._next_perm = 0
         self._next_perm += 1
         return self._perms[self._next_perm - 1]
@@ -326,6 +327,7 @@ class raw_env(AECEnv):
     def table_text(self) -> str:
         """The table as a player watching it sees it, plus the hidden cards in brackets."""
         g = self.game
+        deck, label = self.rules.deck, card_label
         lines = [
             f"hand {g.hand_no + (0 if g.phase == 4 else 1)}/{self.rules.hands_per_episode}  "
             f"phase {Phase(g.phase).name.lower()}  deck {g.cards_left()} cards"
@@ -335,7 +337,7 @@ class raw_env(AECEnv):
             for h in range(g.nhands[s]):
                 k = g.slot(s, h)
                 st = Status(g.status[k]).name.lower()
-                cards = " ".join(f"[{CARD_IDS[c]}]" if c == g.hidden[k] else CARD_IDS[c] for c in g.cards[k])
+                cards = " ".join(f"[{label(c, deck)}]" if c == g.hidden[k] else label(c, deck) for c in g.cards[k])
                 mark = ">" if (s == g.acting_seat and h == g.hand) else " "
                 stake = f" stake {g.stake[k]}" if role == "punter" else ""
                 lines.append(

@@ -68,6 +68,23 @@ def parse_deck(ids: Iterable[str], allowed: Sequence[int] | None = None) -> list
     return cards
 
 
+_SHORT_RANK = {
+    "spanish": {},
+    "italian": {1: "A", 10: "F", 11: "C", 12: "R"},
+    "french": {1: "A", 10: "J", 11: "Q", 12: "K"},
+}
+_SHORT_SUIT = {"spanish": SUITS, "italian": "dcsb", "french": "♦♥♠♣"}
+
+
+def card_label(card: int, deck: str = "spanish") -> str:
+    """A short label for rendering: the id for the spanish deck, ``"Rd"`` (re di denari)
+    for the italian one, ``"Q♥"`` for the french one."""
+    if deck == "spanish":
+        return CARD_IDS[card]
+    rank = RANK[card]
+    return f"{_SHORT_RANK[deck].get(rank, str(rank))}{_SHORT_SUIT[deck][SUIT[card]]}"
+
+
 def format_total(half_points: int) -> str:
     """``11 -> "5½"``."""
     whole, half = divmod(half_points, 2)

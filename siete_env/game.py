@@ -106,7 +106,7 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
-        "_split_any", "_slot_range", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[[], Sequence[int]]):
@@ -128,6 +128,9 @@ class Game:
         self._both75 = rules.both_seven_half_collects
         self._can_raise = rules.raise_on_draw and len(rules.bet_levels) > 1
         self._split_any = rules.split_any_pair
+        self._initial_up = rules.all_face_up
+        self._draw_down = rules.draw_face_down and not rules.all_face_up
+        self._reveal75 = rules.reveal_seven_half
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
         self._legal: tuple[int, ...] | None = None
         self._slot_range = range(num_players * self.H)
@@ -175,9 +178,10 @@ class Game:
             status[s * H] = _WAITING
         status[b * H] = _WAITING
         left = len(self.deck)
+        up = self._initial_up
         for s in self.order:
             if self.pos < left:
-                self._give(s, 0, False)
+                self._give(s, 0, up)
         if self.pos < left:
             self._give(b, 0, False)
         self.turn = -1
@@ -303,7 +307,7 @@ class Game:
         ph = key[0]
         if ph == _DRAWP:
             _, can_draw, raise_from = key
-            acts = [_STAND] + ([_HIT_UP, _HIT_DOWN] if can_draw else [])
+            acts = [_STAND] + (([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP]) if can_draw else [])
             acts += [self._raise_ids[k] for k in self._levels if k > raise_from]
             return tuple(acts)
         if ph == _BETP:
@@ -398,6 +402,8 @@ class Game:
             self._pay(s, self.banker, self.stake[k])
             self._end_punter_hand()
         elif t == SEVEN_HALF:
+            if self._reveal75:
+                self._reveal(s, h)
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
 

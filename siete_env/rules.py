@@ -9,9 +9,13 @@ half-applied: the input is validated whole before an environment uses it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .cards import RANK
 
 MAX_PLAYERS = 12
 
@@ -23,8 +27,11 @@ class Rules(BaseModel):
 
     preset: str = "spanish"
     """Name of the preset these rules started from (informational)."""
-    deck: Literal["spanish"] = "spanish"
-    """[§1] Card names and rendering."""
+    deck: Literal["spanish", "italian", "french"] = "spanish"
+    """[§1] Card names and rendering (ids stay rank + suit letter ``o c e b``; in the
+    italian deck ``o`` is denari, in the french deck ``o c e b`` are ♦ ♥ ♠ ♣)."""
+    remove_sotas: bool = False
+    """[§1] The four sotas (10s) are removed: 36 cards (seed 002)."""
     reshuffle: Literal["every_hand"] = "every_hand"
     """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck."""
     four_swap: Literal["off", "optional", "mandatory"] = "optional"
@@ -35,6 +42,13 @@ class Rules(BaseModel):
     """[§3.4] A punter may raise its stake when it hits or stands."""
     max_face_down: Literal[1] = 1
     """[§3.4] At most one face-down card per hand (hits choose face-up or face-down)."""
+    draw_face_down: bool = True
+    """[§3.4] A hit may come face-down (turning the hidden card up); ``false``: only the
+    initial card is hidden, every later card comes face-up (italian, 004)."""
+    all_face_up: bool = False
+    """[§3.4] Every punter card, the first included, is dealt face-up (000 §10)."""
+    reveal_seven_half: bool = False
+    """[§3.4] A punter reaching 7½ shows its hidden card at once (003, 004)."""
     max_splits: Literal["auto"] | int = "auto"
     """[§3.5] Splits per punter per hand; ``auto``: 2-3 players 3, 4-5 players 1, 6+ 0."""
     split_any_pair: bool = False
@@ -81,6 +95,22 @@ class Rules(BaseModel):
             raise ValueError(f"a payout multiplier must be an integer 1..8, got {v}")
         return v
 
+    @model_validator(mode="after")
+    def _no_clash(self) -> Rules:
+        clashes = []
+        if self.all_face_up and self.draw_face_down:
+            clashes.append(
+                "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
+                "drawn face-down; set draw_face_down: false)"
+            )
+        if clashes:
+            raise ValueError("; ".join(clashes))
+        return self
+
+    def deck_cards(self) -> tuple[int, ...]:
+        """The card indices of the deck these rules play with."""
+        return tuple(c for c in range(40) if not (self.remove_sotas and RANK[c] == 10))
+
     def splits_for(self, num_players: int) -> int:
         """Splits allowed per punter per hand at a table of ``num_players``."""
         if self.max_splits != "auto":
@@ -93,7 +123,23 @@ class Rules(BaseModel):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # 000, 001: the basic game.
     "spanish": {},
+    # 002: the Latin American table plays without sotas.
+    "latin": {"remove_sotas": True},
+    # 000 §10: the blackjack-like variant: punters' cards all face-up, the banker hits below 6.
+    "blackjack_style": {"all_face_up": True, "draw_face_down": False, "banker_policy_rule": "hit_below_6"},
+    # 003: one stake announced by the bank, figure splits, the bank's 7½ collects double
+    # (four times from a punter with 7½).
+    "french": {
+        "bet_levels": [1],
+        "raise_on_draw": False,
+        "max_splits": 3,
+        "banker_seven_half_collects": 2,
+        "both_seven_half_collects": 4,
+        "four_swap": "off",
+        "reveal_seven_half": True,
+    },
 }
 
 
@@ -101,18 +147,41 @@ def option_help() -> str:
     return ", ".join(name for name in Rules.model_fields if name != "preset")
 
 
+def load_rules_file(path: str | Path) -> dict[str, Any]:
+    """Read a rules YAML file (a mapping of options, optionally with ``preset``)."""
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text())
+    except OSError as e:
+        raise ValueError(f"cannot read rules file {str(p)!r}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"rules file {str(p)!r} is not valid YAML: {e}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"rules file {str(p)!r} must hold a mapping of rule options, not {type(data).__name__}")
+    return data
+
+
+def _is_path(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) or "/" in name or "\\" in name
+
+
 def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:
-    """Validated ``Rules`` from a preset name, a dict (``{"preset": ..., option: value}``)
-    or a ``Rules`` instance. Unknown presets and options, and bad values, raise ``ValueError``."""
+    """Validated ``Rules`` from a preset name, a YAML file path, a dict
+    (``{"preset": ..., option: value}``) or a ``Rules`` instance. Unknown presets and
+    options, bad values and clashing options raise ``ValueError``."""
     if rules is None:
         rules = "spanish"
     if isinstance(rules, Rules):
         return rules
-    if isinstance(rules, str):
+    if isinstance(rules, Path) or (isinstance(rules, str) and _is_path(rules)):
+        rules = load_rules_file(rules)
+    elif isinstance(rules, str):
         rules = {"preset": rules}
     if not isinstance(rules, dict):
         raise ValueError(
-            f"rules must be a preset name ({', '.join(PRESETS)}), a dict of options or a Rules, "
+            f"rules must be a preset name ({', '.join(PRESETS)}), a YAML file, a dict of options or a Rules, "
             f"not {type(rules).__name__}"
         )
     spec = dict(rules)
@@ -129,5 +198,6 @@ def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:
         msgs = []
         for err in e.errors():
             loc = ".".join(str(x) for x in err["loc"])
-            msgs.append(f"rule option {loc!r}: {err['msg']} (got {err.get('input')!r})")
+            msg = err["msg"].removeprefix("Value error, ")
+            msgs.append(f"rule option {loc!r}: {msg} (got {err.get('input')!r})" if loc else msg)
         raise ValueError("invalid rules: " + "; ".join(msgs)) from None

@@ -8,14 +8,17 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from siete_env import raw_env
+from siete_env import PRESETS, raw_env, resolve_rules
 from siete_env.cards import CARD_IDS
+
+presets = st.sampled_from(sorted(PRESETS))
 
 
 def _twin_tables(seed, n, position, rules):
     """Two envs whose decks differ only by swapping the card dealt at ``position`` of the
     initial deal with the deck's last card (which no small table ever reaches)."""
-    order = np.random.default_rng(seed).permutation(40).tolist()
+    cards = resolve_rules(rules).deck_cards()
+    order = [cards[i] for i in np.random.default_rng(seed).permutation(len(cards))]
     other = list(order)
     other[position], other[-1] = other[-1], other[position]
     envs = []
@@ -34,7 +37,7 @@ def _compare_until_shown(envs, owner, cards, seed):
     for agent in a.agent_iter(max_iter=2000):
         hidden_a = a.game.hidden[owner_slot] == cards[0]
         hidden_b = b.game.hidden[owner_slot] == cards[1]
-        if not (hidden_a and hidden_b) or b.game.pos >= 39 or a.game.hand_no or b.game.hand_no:
+        if not (hidden_a and hidden_b) or b.game.pos >= len(b.game.deck) - 1 or a.game.hand_no or b.game.hand_no:
             break  # the card was shown (or the decks' last card came into play, or the hand ended)
         if agent != b.agent_selection:
             break  # the owner's play diverged (e.g. 7½ stands by itself in one of the twins)
@@ -62,19 +65,21 @@ def _compare_until_shown(envs, owner, cards, seed):
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), first=st.booleans(), sessions=st.integers(1, 2))
-def test_a_punters_hidden_card_never_reaches_another_seat(seed, n, first, sessions):
+@given(
+    seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), first=st.booleans(), sessions=st.integers(1, 2), preset=presets
+)
+def test_a_punters_hidden_card_never_reaches_another_seat(seed, n, first, sessions, preset):
     # banker 0: the punters are seats 1..n-1 in turn order; deal position i goes to seat i+1.
     position = 0 if first else n - 2
-    envs, x, y = _twin_tables(seed, n, position, {"hands_per_episode": sessions})
+    envs, x, y = _twin_tables(seed, n, position, {"preset": preset, "hands_per_episode": sessions})
     assert x != y
     _compare_until_shown(envs, position + 1, (x, y), seed)
 
 
 @settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 6))
-def test_the_bankers_hidden_card_never_reaches_a_punter(seed, n):
-    envs, x, y = _twin_tables(seed, n, n - 1, None)  # the banker's card is dealt last
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 6), preset=presets)
+def test_the_bankers_hidden_card_never_reaches_a_punter(seed, n, preset):
+    envs, x, y = _twin_tables(seed, n, n - 1, preset)  # the banker's card is dealt last
     _compare_until_shown(envs, 0, (x, y), seed)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from siete_env import raw_env
+from siete_env import PRESETS, raw_env
 
 rule_overrides = st.fixed_dictionaries(
     {},
@@ -25,9 +25,12 @@ rule_overrides = st.fixed_dictionaries(
 
 
 @settings(max_examples=200, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), rules=rule_overrides)
-def test_random_legal_play_keeps_every_invariant(seed, n, rules):
-    e = raw_env(num_players=n, rules=rules)
+@given(
+    seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), preset=st.sampled_from(sorted(PRESETS)), rules=rule_overrides
+)
+def test_random_legal_play_keeps_every_invariant(seed, n, preset, rules):
+    e = raw_env(num_players=n, rules={"preset": preset, **rules})
+    deck = sorted(e.rules.deck_cards())
     e.reset(seed=seed)
     g = e.game
     rng = np.random.default_rng(seed)
@@ -35,7 +38,7 @@ def test_random_legal_play_keeps_every_invariant(seed, n, rules):
     live_steps = 0
     for agent in e.agent_iter(max_iter=5000):
         obs, _, term, trunc, _ = e.last()
-        assert sorted(g.all_cards()) == list(range(40)), "cards are conserved"
+        assert sorted(g.all_cards()) == deck, "cards are conserved"
         assert sum(g.chips) == 0, "chips are zero-sum"
         if term or trunc:
             e.step(None)
@@ -58,9 +61,9 @@ def test_random_legal_play_keeps_every_invariant(seed, n, rules):
 
 
 @settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8))
-def test_observations_stay_within_their_space(seed, n):
-    e = raw_env(num_players=n, rules={"hands_per_episode": 2})
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), preset=st.sampled_from(sorted(PRESETS)))
+def test_observations_stay_within_their_space(seed, n, preset):
+    e = raw_env(num_players=n, rules={"preset": preset, "hands_per_episode": 2})
     e.reset(seed=seed)
     rng = np.random.default_rng(seed)
     space = e.observation_space(e.possible_agents[0])
