@@ -117,7 +117,9 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown action name {name!r}; actions: {list(self.action_names)}") from None
 
     # ------------------------------------------------------------------ randomness
-    def _shuffled_deck(self) -> list[int]:
+    def _shuffled_deck(self, cards: list[int] | None = None) -> list[int]:
+        if cards is not None:  # a shoe's discards
+            return [cards[i] for i in self._rng.permutation(len(cards)).tolist()]
         # Shuffles are drawn from the env's generator in batches (one numpy call per
         # _BATCH hands instead of one per hand); the sequence is fixed by the seed.
         if self._next_perm >= _BATCH:

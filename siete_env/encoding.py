@@ -42,9 +42,10 @@ N_PHASES = len(Phase)
 class Layout:
     """Offsets of the observation blocks for ``n`` seats and ``H`` hand slots."""
 
-    def __init__(self, n: int, hands_per_seat: int, top_stake: int, hands_per_episode: int):
+    def __init__(self, n: int, hands_per_seat: int, top_stake: int, hands_per_episode: int, shoe: bool = False):
         self.n, self.H = n, hands_per_seat
-        self.W = n * hands_per_seat + 2
+        self.shoe = shoe
+        self.W = n * hands_per_seat + 2 + (1 if shoe else 0)
         self.CARDS = 0
         self.HANDS = N_CARDS * self.W
         self.SEATS = self.HANDS + n * hands_per_seat * HAND_FEATURES
@@ -73,6 +74,11 @@ class Layout:
     def returned(self, card: int) -> int:
         return self.CARDS + card * self.W + self.n * self.H + 1
 
+    def seen_in_shoe(self, card: int) -> int:
+        """Shoe mode only: the card was shown in an earlier hand of this shoe."""
+        assert self.shoe
+        return self.CARDS + card * self.W + self.n * self.H + 2
+
     def hand(self, rel_seat: int, hand: int) -> int:
         """Start of the 9 features of a hand slot."""
         return self.HANDS + (rel_seat * self.H + hand) * HAND_FEATURES
@@ -95,8 +101,12 @@ class Encoder:
     def __init__(self, game: Game):
         self.game = game
         n, H = game.n, game.hands_per_seat
-        L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_per_episode)
+        shoe = game.rules.reshuffle == "when_exhausted"
+        L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_per_episode, shoe)
         D = L.size
+        self._seen = n * H + 2 if shoe else -1  # column of "seen earlier in this shoe"
+        self._wild = game._wild
+        self._vis: list[list[int]] = [[] for _ in range(n * H)]  # wild mode: face-up cards per slot
         self._W, self._H, self._G = L.W, H, L.GLOBAL
         self._fd = n * H  # column of "my face-down card"
         self._ret = n * H + 1  # column of "returned to the deck"
@@ -114,6 +124,8 @@ class Encoder:
                     for h in range(H):
                         idx[L.card(c, r, h)] = L.card(c, (o + r) % n, h)
                 idx[L.returned(c)] = L.returned(c)
+                if shoe:
+                    idx[L.seen_in_shoe(c)] = L.seen_in_shoe(c)
             for r in range(n):
                 for h in range(H):
                     for k in range(HAND_FEATURES):
@@ -157,7 +169,7 @@ class Encoder:
                 base = c * self._W
                 row[base + h] = 1.0
                 row[base + self._fd] = 1.0
-                row[self._hand[h] + 8] += HALF[c]
+                row[self._hand[h] + 8] = g.total[k0 + h] * 0.5  # the observer knows its true total
         return row
 
     def _catch_up(self, events: list[tuple]) -> None:
@@ -169,6 +181,7 @@ class Encoder:
         f = self._pv
         W, H, RET, G = self._W, self._H, self._ret, self._G
         hand, seat = self._hand, self._seat
+        wild, vis, total = self._wild, self._vis, g.hand_total
         for ev in events[start:]:
             code = ev[0]
             if code == 1:  # EV_DEAL (card, seat, hand, face_up)
@@ -180,8 +193,12 @@ class Encoder:
                 if ev[4]:
                     base = c * W
                     f[base + k] = 1.0
-                    f[hb + 8] += HALF[c]
                     f[base + RET] = 0.0
+                    if wild < 0:
+                        f[hb + 8] += HALF[c]
+                    else:
+                        vis[k].append(c)
+                        f[hb + 8] = total(vis[k]) * 0.5
                 else:
                     f[hb + 7] = 1.0
             elif code == 5:  # EV_STATUS (seat, hand, old, new)
@@ -207,19 +224,32 @@ class Encoder:
                 base = c * W
                 f[hb + 7] = 0.0
                 f[base + k] = 1.0
-                f[hb + 8] += HALF[c]
                 f[base + RET] = 0.0
+                if wild < 0:
+                    f[hb + 8] += HALF[c]
+                else:
+                    vis[k].append(c)
+                    f[hb + 8] = total(vis[k]) * 0.5
             elif code == 8:  # EV_PAY (from, to, amount)
                 f[seat[ev[1]] + 2] -= ev[3]
                 f[seat[ev[2]] + 2] += ev[3]
-            elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, deck_size)
-                _, b, done, chips, deck_size = ev
+            elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, cards_left, seen_in_shoe)
+                _, b, done, chips, left, seen = ev
                 self.pub[:] = self._templates[b]
                 f[G + 5] = done
-                f[G + 6] = deck_size
+                f[G + 6] = left
                 for s2, ch in enumerate(chips):
                     if ch:
                         f[seat[s2] + 2] = ch
+                for c in seen:
+                    f[c * W + self._seen] = 1.0
+                if wild >= 0:
+                    for cards in vis:
+                        cards.clear()
+            elif code == 9:  # EV_RESHUFFLE (shoe_size): the seen discards are back in the shoe
+                for c in range(N_CARDS):
+                    f[c * W + self._seen] = 0.0
+                f[G + 6] = ev[1]
             elif code == 3:  # EV_MOVE (card, seat, from_hand, to_hand): a face-up card
                 _, c, s, h, nh = ev
                 v = HALF[c]
@@ -228,8 +258,14 @@ class Encoder:
                 f[base + k] = 0.0
                 f[base + nk] = 1.0
                 a, b = hand[k], hand[nk]
-                f[a + 8] -= v
-                f[b + 8] += v
+                if wild < 0:
+                    f[a + 8] -= v
+                    f[b + 8] += v
+                else:
+                    vis[k].remove(c)
+                    vis[nk].append(c)
+                    f[a + 8] = total(vis[k]) * 0.5
+                    f[b + 8] = total(vis[nk]) * 0.5
                 f[a + 6] -= 1.0
                 f[b + 6] += 1.0
             elif code == 4:  # EV_RETURN (card, seat): the face-down 4 is shown and returned
@@ -245,10 +281,13 @@ class Encoder:
         included, the deck's order excluded), every hand's true total, roles, chips."""
         g = self.game
         n, H = g.n, g.hands_per_seat
-        W = n * H + 2
-        out = np.zeros(N_CARDS * W + n * H * HAND_FEATURES + n * SEAT_FEATURES + GLOBAL_FEATURES, np.float32)
+        W = self.layout.W
+        out = np.zeros(self.layout.size, np.float32)
         for c in g.deck[g.pos :]:
             out[c * W + n * H + 1] = 1.0  # still in the deck
+        if self.layout.shoe:
+            for c in g.discards:
+                out[c * W + n * H + 2] = 1.0  # discarded in this shoe
         hb0 = N_CARDS * W
         for s in range(n):
             for h in range(H):

@@ -17,7 +17,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from .cards import IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, VALUE2
+from .cards import IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, SUIT, VALUE2, parse_card
 from .rules import Rules
 
 
@@ -55,7 +55,7 @@ class Status(enum.IntEnum):
 
 
 # Event codes (first item of each tuple in ``Game.events``):
-EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, deck_size): a new hand starts
+EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_shoe): a new hand
 EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
@@ -64,6 +64,7 @@ EV_STATUS = 5  # (EV_STATUS, seat, hand, old_status, new_status)
 EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
 EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
 EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
+EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
 
 
 def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
@@ -106,10 +107,11 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
-        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
+        "_reale_pays", "_breale", "_both_reale", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
-    def __init__(self, rules: Rules, num_players: int, shuffle: Callable[[], Sequence[int]]):
+    def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
         self.rules = rules
         self.n = num_players
         self.max_splits = rules.splits_for(num_players)
@@ -131,6 +133,15 @@ class Game:
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
         self._reveal75 = rules.reveal_seven_half
+        self._wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1
+        self._shoe = rules.reshuffle == "when_exhausted"
+        self._reale_pays = rules.reale_pays
+        self._breale = rules.banker_reale_collects
+        self._both_reale = rules.both_reale_collects
+        self.discards: list[int] = []  # shoe mode: cards of finished hands
+        self.seen_shoe: list[int] = []  # shoe mode: of those, the ones shown face-up
+        self._public: list[int] = []  # cards shown face-up in this hand
+        self._exhausted = False
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
         self._legal: tuple[int, ...] | None = None
         self._slot_range = range(num_players * self.H)
@@ -152,12 +163,18 @@ class Game:
         self.chips = [0] * self.n
         self.hand_no = 0
         self.banker = banker
+        self.discards = []
+        self.seen_shoe = []
+        self._exhausted = False
         self._deal_hand(deck)
 
-    def _deal_hand(self, deck: Sequence[int]) -> None:
+    def _deal_hand(self, deck: Sequence[int] | None) -> None:
+        """A new hand: from ``deck`` (a fresh order) or, in shoe mode, from what is left."""
         n, H = self.n, self.H
-        self.deck = list(deck)
-        self.pos = 0
+        if deck is not None:
+            self.deck = list(deck)
+            self.pos = 0
+        self._public = []
         b = self.banker
         self.order = [(b + i) % n for i in range(1, n)]
         slots = n * H
@@ -171,39 +188,85 @@ class Game:
         self.new_banker = -1
         self._legal = None
         self.last_new_hand = len(self.events)
-        self.events.append((EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck)))
+        self.events.append(
+            (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(self.seen_shoe))
+        )
         self._ev_seat = self._ev_phase = -1
         # One face-down card to each punter in turn order, the banker's last.
         for s in self.order:
             status[s * H] = _WAITING
         status[b * H] = _WAITING
-        left = len(self.deck)
         up = self._initial_up
         for s in self.order:
-            if self.pos < left:
+            if self.can_draw():
                 self._give(s, 0, up)
-        if self.pos < left:
+        if self.can_draw():
             self._give(b, 0, False)
         self.turn = -1
         self._next_punter()
 
     # ------------------------------------------------------------------ helpers
+    def can_draw(self) -> bool:
+        return self.pos < len(self.deck) or (self._shoe and bool(self.discards))
+
     def _give(self, s: int, h: int, face_up: bool) -> int:
+        if self.pos >= len(self.deck):
+            self._reshuffle()
         c = self.deck[self.pos]
         self.pos += 1
         k = s * self.H + h
         self.cards[k].append(c)
-        self.total[k] += VALUE2[c]
-        if not face_up:
+        if self._wild < 0:
+            self.total[k] += VALUE2[c]
+        else:
+            self.total[k] = self.hand_total(self.cards[k])
+        if face_up:
+            self._public.append(c)
+        else:
             self.hidden[k] = c
         self.events.append((EV_DEAL, c, s, h, face_up))
         return c
+
+    def _reshuffle(self) -> None:
+        """Shoe mode: the discards, shuffled, become the new shoe (the table keeps its cards)."""
+        self.deck = list(self.shuffle(self.discards))
+        self.pos = 0
+        self.discards = []
+        self.seen_shoe = []
+        self._exhausted = True
+        self.events.append((EV_RESHUFFLE, len(self.deck)))
+
+    def hand_total(self, cards: Sequence[int]) -> int:
+        """Total in half points; the wild card counts what gives the best total <= 7½
+        (alone it counts ½)."""
+        wild = self._wild
+        base = sum(VALUE2[c] for c in cards if c != wild)
+        if wild < 0 or wild not in cards:
+            return base
+        if len(cards) == 1:
+            return 1
+        for w in (14, 12, 10, 8, 6, 4, 2, 1):
+            if base + w <= SEVEN_HALF:
+                return base + w
+        return base + 1
+
+    def is_reale(self, k: int) -> bool:
+        """Sette e mezzo reale: 7½ with two cards of one suit, a 7 (or the wild card) and a
+        figure."""
+        cards = self.cards[k]
+        if len(cards) != 2 or self.total[k] != SEVEN_HALF:
+            return False
+        a, b = cards
+        if SUIT[a] != SUIT[b]:
+            return False
+        return any((RANK[x] == 7 or x == self._wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
 
     def _reveal(self, s: int, h: int) -> None:
         k = s * self.H + h
         c = self.hidden[k]
         if c >= 0:
             self.hidden[k] = -1
+            self._public.append(c)
             self.events.append((EV_REVEAL, c, s, h))
 
     def _set_status(self, s: int, h: int, st: int) -> None:
@@ -275,7 +338,7 @@ class Game:
         if legal is not None:
             return legal
         ph = self.phase
-        can_draw = self.pos < len(self.deck)
+        can_draw = self.pos < len(self.deck) or (self._shoe and bool(self.discards))
         if ph == _DRAWP:
             raise_from = (
                 self.stake[self.seat * self.H + self.hand]
@@ -413,20 +476,21 @@ class Game:
         self._reveal(s, h)
         k = s * H + h
         c = self.cards[k].pop()
-        self.total[k] -= VALUE2[c]
         nh = self.nhands[s]
         self.nhands[s] += 1
         self.splits[s] += 1
         self.cards[s * H + nh].append(c)
-        self.total[s * H + nh] += VALUE2[c]
+        self.total[k] = self.hand_total(self.cards[k])
+        self.total[s * H + nh] = self.hand_total(self.cards[s * H + nh])
         self.events.append((EV_MOVE, c, s, h, nh))
         self._set_status(s, nh, _WAITING)
 
     def _swap_four(self, s: int) -> None:
         k = s * self.H
         four = self.cards[k].pop()
-        self.total[k] -= VALUE2[four]
+        self.total[k] = self.hand_total(self.cards[k])
         self.hidden[k] = -1
+        self._public.append(four)
         self.events.append((EV_RETURN, four, s))
         self._give(s, 0, False)
         rest = len(self.deck) - self.pos
@@ -437,6 +501,9 @@ class Game:
         b, H = self.banker, self.H
         B = self.total[b * H]
         banker_bust = B > SEVEN_HALF
+        reale = self._reale_pays is not None
+        banker_reale = reale and B == SEVEN_HALF and self.is_reale(b * H)
+        best_reale = -1  # the best punter reale (suit index; oros = 0 is best) and its seat
         for s in self.order:
             for h in range(self.nhands[s]):
                 k = s * H + h
@@ -444,13 +511,41 @@ class Game:
                     continue
                 self._reveal(s, h)  # showdown: standing hands are shown
                 P, st = self.total[k], self.stake[k]
+                p_reale = reale and P == SEVEN_HALF and self.is_reale(k)
+                if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
+                    best_reale = k
                 if B == SEVEN_HALF:
-                    self._pay(s, b, st * (self._both75 if P == SEVEN_HALF else self._b75))
+                    if banker_reale:
+                        mult = self._both_reale if p_reale else self._breale
+                    else:
+                        mult = self._both75 if P == SEVEN_HALF else self._b75
+                    self._pay(s, b, st * mult)
                 elif banker_bust or P > B:
-                    self._pay(b, s, st * (self._pays if P == SEVEN_HALF else 1))
+                    if p_reale:
+                        mult = self._reale_pays
+                    else:
+                        mult = self._pays if P == SEVEN_HALF else 1
+                    self._pay(b, s, st * mult)
                 else:
                     self._pay(s, b, st)
-        if B != SEVEN_HALF and self.rules.bank_passes == "seven_half":
+        self._pass_bank(B, banker_reale, best_reale)
+        self.hand_no += 1
+        if self.hand_no >= self.rules.hands_per_episode:
+            self._turn(-1, _OVERP)
+            return
+        if self.new_banker >= 0:
+            self.banker = self.new_banker
+        if self._shoe:
+            for cards in self.cards:
+                self.discards.extend(cards)
+            self.seen_shoe.extend(self._public)
+            self._deal_hand(None)
+        else:
+            self._deal_hand(self.shuffle())
+
+    def _pass_bank(self, B: int, banker_reale: bool, best_reale: int) -> None:
+        mode, H = self.rules.bank_passes, self.H
+        if mode == "seven_half" and B != SEVEN_HALF:
             for s in self.order:
                 if any(
                     self.total[s * H + h] == SEVEN_HALF and self.status[s * H + h] == _STOOD
@@ -458,14 +553,13 @@ class Game:
                 ):
                     self.new_banker = s
                     break
-        self.hand_no += 1
-        if self.hand_no >= self.rules.hands_per_episode:
-            self.phase = _OVERP
-            self._turn(-1, _OVERP)
-            return
-        if self.new_banker >= 0:
-            self.banker = self.new_banker
-        self._deal_hand(self.shuffle())
+        elif mode == "reale" and best_reale >= 0:
+            b = self.banker
+            if not banker_reale or SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]:
+                self.new_banker = best_reale // H
+        if self.new_banker < 0 and self._exhausted and mode in ("reale", "when_exhausted"):
+            self.new_banker = (self.banker + 1) % self.n  # the banker's right: next in turn order
+        self._exhausted = False
 
     # ------------------------------------------------------------------ views
     def describe_illegal(self, action: object) -> str:
@@ -482,7 +576,7 @@ class Game:
 
     def all_cards(self) -> list[int]:
         """Every card of the deck, wherever it is (for conservation checks)."""
-        out = list(self.deck[self.pos :])
+        out = list(self.deck[self.pos :]) + list(self.discards)
         for cards in self.cards:
             out.extend(cards)
         return out

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .cards import RANK
+from .cards import RANK, parse_card
 
 MAX_PLAYERS = 12
 
@@ -32,8 +32,13 @@ class Rules(BaseModel):
     italian deck ``o`` is denari, in the french deck ``o c e b`` are ♦ ♥ ♠ ♣)."""
     remove_sotas: bool = False
     """[§1] The four sotas (10s) are removed: 36 cards (seed 002)."""
-    reshuffle: Literal["every_hand"] = "every_hand"
-    """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck."""
+    wild_card: str | None = None
+    """[§1] The *matta* (e.g. ``"12o"``, king of oros/denari/diamonds): alone it counts ½;
+    with other cards it counts the value (½ or 1..7) giving the best total <= 7½ (004)."""
+    reshuffle: Literal["every_hand", "when_exhausted"] = "every_hand"
+    """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck;
+    ``when_exhausted``: one shoe runs across the hands of an episode, the discards are
+    reshuffled when it runs out, and the cards already seen in the shoe are public (004)."""
     four_swap: Literal["off", "optional", "mandatory"] = "optional"
     """[§3.1] Swapping an initial 4 before betting."""
     bet_levels: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -61,9 +66,20 @@ class Rules(BaseModel):
     """[§5] Multiple of the stake the banker's 7½ collects from a punter without 7½."""
     both_seven_half_collects: int = 1
     """[§5] Multiple of the stake the banker's 7½ collects from a punter that has 7½ too."""
-    bank_passes: Literal["seven_half", "never"] = "seven_half"
+    reale_pays: int | None = None
+    """[§5] *Sette e mezzo reale* (7½ with two cards of one suit: a 7, or the wild card, and
+    a figure) is scored: a winning punter reale is paid this multiple (004: 2). ``null``:
+    no reale."""
+    banker_reale_collects: int = 2
+    """[§5] What the banker's reale collects from a punter without reale (with ``reale_pays``)."""
+    both_reale_collects: int = 1
+    """[§5] What the banker's reale collects from a punter with a reale too."""
+    bank_passes: Literal["seven_half", "reale", "never", "when_exhausted"] = "seven_half"
     """[§6] ``seven_half``: if the banker did not make 7½, the first punter in turn order
-    with 7½ takes the bank for the next hand; ``never``: the bank stays."""
+    with 7½ takes the bank for the next hand; ``reale``: only a reale takes it, the best by
+    suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
+    (004), and with a shoe the bank also passes to the banker's right when the shoe runs out
+    (004 says both); ``when_exhausted``: only that; ``never``: the bank stays."""
     hands_per_episode: int = Field(default=1, ge=1)
     """[§6] Hands played in one episode (a session)."""
 
@@ -88,10 +104,20 @@ class Rules(BaseModel):
             raise ValueError(f"max_splits must be 'auto' or an integer 0..3, got {v}")
         return v
 
-    @field_validator("seven_half_pays", "banker_seven_half_collects", "both_seven_half_collects")
+    @field_validator("wild_card")
     @classmethod
-    def _multiplier(cls, v: int) -> int:
-        if not 1 <= v <= 8:
+    def _wild(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_card(v)
+        return v
+
+    @field_validator(
+        "seven_half_pays", "banker_seven_half_collects", "both_seven_half_collects", "reale_pays",
+        "banker_reale_collects", "both_reale_collects",
+    )  # fmt: skip
+    @classmethod
+    def _multiplier(cls, v: int | None) -> int | None:
+        if v is not None and not 1 <= v <= 8:
             raise ValueError(f"a payout multiplier must be an integer 1..8, got {v}")
         return v
 
@@ -103,6 +129,12 @@ class Rules(BaseModel):
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
             )
+        if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
+            clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")
+        if self.bank_passes == "reale" and self.reale_pays is None:
+            clashes.append("bank_passes: reale needs reale scoring (set reale_pays, e.g. 2)")
+        if self.bank_passes == "when_exhausted" and self.reshuffle != "when_exhausted":
+            clashes.append("bank_passes: when_exhausted needs reshuffle: when_exhausted (a shoe that can run out)")
         if clashes:
             raise ValueError("; ".join(clashes))
         return self
@@ -131,6 +163,22 @@ PRESETS: dict[str, dict[str, Any]] = {
     "blackjack_style": {"all_face_up": True, "draw_face_down": False, "banker_policy_rule": "hit_below_6"},
     # 003: one stake announced by the bank, figure splits, the bank's 7½ collects double
     # (four times from a punter with 7½).
+    # 004: italian cards, the king of denari wild, only the first card hidden, 7½ shown at
+    # once, the reale paid double and taking the bank, one shoe until it runs out.
+    "italian": {
+        "deck": "italian",
+        "wild_card": "12o",
+        "draw_face_down": False,
+        "reveal_seven_half": True,
+        "seven_half_pays": 1,
+        "reale_pays": 2,
+        "banker_reale_collects": 2,
+        "both_reale_collects": 1,
+        "bank_passes": "reale",
+        "reshuffle": "when_exhausted",
+        "four_swap": "off",
+        "max_splits": 0,
+    },
     "french": {
         "bet_levels": [1],
         "raise_on_draw": False,

@@ -89,3 +89,106 @@ def test_french_figure_splits():
     e = table(["10o", "5c", "6c", "7e", "11c"], n=4, rules="french")
     play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
     assert legal(e) == {"SPLIT", "KEEP"}  # max_splits 3 at any table size
+
+
+ITALIAN = "italian"
+
+
+def test_wild_card_counts_its_best_value():
+    # 004: "Il re di denari ... viene chiamato matta ... da sola assume il valore di mezzo
+    # punto come una figura qualsiasi, mentre accoppiata a un'altra carta può valere mezzo o
+    # da 1 a 7 punti interi, a discrezione del giocatore".
+    e = raw_env(rules=ITALIAN)
+    g = e.game
+    W, ids = CARD_INDEX["12o"], CARD_INDEX
+    assert g.hand_total([W]) == 1  # alone: ½
+    assert g.hand_total([W, ids["5c"]]) == 14  # 5 + 2 = 7
+    assert g.hand_total([W, ids["10c"]]) == 15  # ½ + 7 = 7½
+    assert g.hand_total([W, ids["7c"]]) == 15  # 7 + ½ = 7½
+    assert g.hand_total([W, ids["6c"], ids["2e"]]) == 17  # 8 already: the wild adds ½, 8½ bust
+    # In play: punter holds the wild (hidden), draws a 5 face-up: 7 points, stands; the banker
+    # (who sees only the 5) stands on 6: the punter wins its stake.
+    e = table(["12o", "6c", "5e"], rules=ITALIAN)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert e.infos[P1]["total"] == 7.0
+    L = e.layout
+    assert e.observe(P0)["observation"][L.hand(1, 0) + 8] == 5.0  # the banker sees 5
+    assert e.observe(P1)["observation"][L.hand(0, 0) + 8] == 7.0
+    r = play(e, [(P1, "STAND"), (P0, "STAND")], {P0: 0, P1: 0})
+    assert r == {P0: -1, P1: 1}
+
+
+def test_reale_paid_double_plain_seven_half_even_money():
+    # 004: "Il 7 e mezzo realizzato con due sole carte dello stesso seme (un sette e una
+    # figura oppure la matta e una figura) è detto sette e mezzo reale ... riceve dal banco
+    # una somma pari al doppio della posta"; plain 7½ is paid even money in the preset.
+    e = table(["7c", "5o", "10c"], rules=ITALIAN)  # 7 and fante of coppe: reale
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -4, P1: 4}
+    assert e.game.new_banker == 1  # the reale takes the bank
+    e = table(["7c", "5o", "10e"], rules=ITALIAN)  # 7 of coppe + fante of spade: plain 7½
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.new_banker == -1  # only a reale takes the bank
+    e = table(["12o", "5c", "10o"], rules=ITALIAN)  # the wild + a figure of its suit: reale
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+
+
+def test_banker_reale_collects_double_except_from_a_reale():
+    # 004: "Se è il mazziere a fare sette e mezzo reale, egli riscuote una posta doppia da
+    # tutti i giocatori, tranne da quelli che hanno fatto a loro volta sette e mezzo reale
+    # ... dai quali riscuote una posta semplice".
+    # 3 players, banker 0: P1 reale (7+cavallo of coppe), P2 stands on 5; banker 7 + fante
+    # of spade = reale.
+    e = table(["7c", "5o", "7e", "11c", "10e"], n=3, rules=ITALIAN)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "STAND"), (P0, "HIT_UP")])
+    assert r == {P0: 3, P1: -1, P2: -2}
+    assert e.game.new_banker == 1  # coppe ranks above spade: the better reale takes the bank
+
+
+def test_bank_goes_to_the_best_reale_by_suit():
+    # 004: "il banco passerà al giocatore che possiede il sette e mezzo più alto in base
+    # posizioni elencate: quadri o denari; cuori o coppe; picche o spade; fiori o bastoni".
+    e = table(["7c", "7o", "5e", "11c", "10o"], n=3, rules=ITALIAN)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "HIT_UP"), (P0, "STAND")])
+    assert e.game.new_banker == 2  # denari beats coppe
+
+
+def test_shoe_runs_across_hands_and_seen_cards_are_public():
+    # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo" (one shoe);
+    # RULES.md §1: the cards already seen in this shoe are public information.
+    e = table(["5c", "6o", "1e", "3b", "2c"], rules={"preset": ITALIAN, "hands_per_episode": 2})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "STAND"), (P0, "STAND")])  # 6 vs 6: banker
+    g, L = e.game, e.layout
+    assert g.hand_no == 1 and g.cards_left() == 40 - 3 - 2
+    # the second hand continues the shoe: the punter gets 3b, the banker 2c
+    assert g.cards[g.slot(1)] == [CARD_INDEX["3b"]] and g.cards[g.slot(0)] == [CARD_INDEX["2c"]]
+    obs = e.observe(P1)["observation"]
+    for cid in ("5c", "6o", "1e"):  # shown in the first hand
+        assert obs[L.seen_in_shoe(CARD_INDEX[cid])] == 1.0
+    assert obs[L.seen_in_shoe(CARD_INDEX["3b"])] == 0.0
+
+
+def test_shoe_reshuffles_the_discards_and_passes_the_bank_right():
+    # 004: "... fino all'esaurimento delle carte nel mazzo, dopodiché il banco passa al
+    # giocatore seduto alla sua destra."
+    from siete_env.game import Game
+    from siete_env.rules import resolve_rules
+
+    rules = resolve_rules({"preset": ITALIAN, "hands_per_episode": 3, "bank_passes": "when_exhausted"})
+    g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))
+    deck = [CARD_INDEX[c] for c in ("5c", "6o", "1e", "3b")]
+    g.start(0, deck)  # a 4-card shoe
+    stand, bet1 = 0, g._bet_ids[0]
+    for a in (bet1, stand, stand):  # punter 5 stands, banker 6 stands
+        g.apply(a)
+    assert g.hand_no == 1 and g.banker == 0  # the shoe did not run out in hand 1
+    assert g.cards[g.slot(1)] == [CARD_INDEX["1e"]] and g.cards[g.slot(0)] == [CARD_INDEX["3b"]]
+    g.apply(bet1)
+    g.apply(1)  # HIT_UP: the shoe is empty, the discards (5c, 6o) are reshuffled
+    assert g.cards[g.slot(1)] == [CARD_INDEX["1e"], CARD_INDEX["6o"]]
+    assert sorted(g.all_cards()) == sorted(deck)
+    g.apply(stand)
+    g.apply(stand)
+    assert g.banker == 1  # the shoe ran out: the bank passed to the banker's right
