@@ -303,9 +303,10 @@ class raw_env(AECEnv):
             h, names = 0, ()
         k = seat * g.H + h
         hidden = g.hidden[k]
+        blind = g.blind[k] if g.blind else -1
         return {
             "role": "banker" if seat == g.banker else "punter",
-            "hand": [_HIDDEN_IDS[c] if c == hidden else CARD_IDS[c] for c in g.cards[k]],
+            "hand": [_HIDDEN_IDS[c] if c == hidden else ("??" if c == blind else CARD_IDS[c]) for c in g.cards[k]],
             "hand_index": h,
             "total": g.total[k] * 0.5,
             "stake": g.stake[k],

@@ -11,7 +11,7 @@ the observer itself and ``r = 1`` the next seat in turn order.
 | | | ``c*W + n*H`` | 1 if ``c`` is the observer's own face-down card |
 | | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and has not been seen face-up since |
 | hands | ``n*H*9`` | ``HANDS + (r*H + h)*9 + k`` | ``k=0..4``: status one-hot (empty, waiting, playing, stood, bust); ``5``: stake; ``6``: number of cards; ``7``: 1 if it holds a face-down card; ``8``: total of the cards the observer can see in it (all of them for its own hands), in points |
-| seats | ``n*3`` | ``SEATS + r*3 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode |
+| seats | ``n*4`` | ``SEATS + r*4 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode; ``3``: announced 7½ (canto) or shot (fusilar) this hand |
 | global | 7 | ``GLOBAL + k`` | ``0..4``: phase one-hot (bet, draw, split, banker, over; only the deciding punter sees "split", the others see "draw"); ``5``: hands finished this episode; ``6``: cards left in the deck |
 
 Never encoded: another seat's face-down card, the order of the deck, or anything
@@ -34,7 +34,7 @@ from .game import (
 
 HALF = tuple(v * 0.5 for v in VALUE2)  # card values in points
 HAND_FEATURES = 9
-SEAT_FEATURES = 3
+SEAT_FEATURES = 4
 GLOBAL_FEATURES = 7
 N_PHASES = len(Phase)
 
@@ -246,6 +246,8 @@ class Encoder:
                 if wild >= 0:
                     for cards in vis:
                         cards.clear()
+            elif code == 10:  # EV_ANNOUNCE (seat)
+                f[seat[ev[1]] + 3] = 1.0
             elif code == 9:  # EV_RESHUFFLE (shoe_size): the seen discards are back in the shoe
                 for c in range(N_CARDS):
                     f[c * W + self._seen] = 0.0
@@ -307,6 +309,7 @@ class Encoder:
             out[sb0 + s * SEAT_FEATURES] = 1.0 if s == g.banker else 0.0
             out[sb0 + s * SEAT_FEATURES + 1] = 1.0 if s == g.acting_seat else 0.0
             out[sb0 + s * SEAT_FEATURES + 2] = g.chips[s]
+            out[sb0 + s * SEAT_FEATURES + 3] = 1.0 if g.announced[s] else 0.0
         gb = sb0 + n * SEAT_FEATURES
         out[gb + g.phase] = 1.0
         out[gb + 5] = g.hand_no

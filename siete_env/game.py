@@ -30,6 +30,7 @@ class ActionKind(enum.IntEnum):
     KEEP = 5  # the figure just drawn stays in the current hand
     BET = 6  # initial stake ``arg``
     RAISE = 7  # raise the stake to ``arg``
+    FUSILAR = 8  # shoot with an initial 7: a card nobody sees goes under it, the turn ends
 
 
 class ActionDef(NamedTuple):
@@ -65,6 +66,7 @@ EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
 EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
 EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
 EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
+EV_ANNOUNCE = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
 
 
 def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
@@ -79,6 +81,8 @@ def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
     ]
     acts += [ActionDef(f"BET_{k}", ActionKind.BET, k) for k in rules.bet_levels]
     acts += [ActionDef(f"RAISE_{k}", ActionKind.RAISE, k) for k in rules.bet_levels[1:]]
+    if rules.fusilar:
+        acts.append(ActionDef("FUSILAR", ActionKind.FUSILAR, 0))
     return tuple(acts)
 
 
@@ -86,7 +90,7 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
 
-_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE = range(8)
+_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR = range(9)
 _BETP, _DRAWP, _SPLITP, _BANKP, _OVERP = range(5)
 _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 
@@ -108,7 +112,8 @@ class Game:
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
-        "_reale_pays", "_breale", "_both_reale", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
+        "_canto", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -142,6 +147,11 @@ class Game:
         self.seen_shoe: list[int] = []  # shoe mode: of those, the ones shown face-up
         self._public: list[int] = []  # cards shown face-up in this hand
         self._exhausted = False
+        self._canto = rules.canto
+        self._chase = rules.banker_must_chase
+        self._fusil_id = names.index("FUSILAR") if rules.fusilar else -1
+        self.announced = [False] * num_players  # canto / fusilar, this hand
+        self.blind: list[int] = []  # per slot: the card under a shot 7 (nobody sees it), or -1
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
         self._legal: tuple[int, ...] | None = None
         self._slot_range = range(num_players * self.H)
@@ -185,6 +195,9 @@ class Game:
         status = self.status = [_EMPTY] * slots
         self.nhands = [1] * n
         self.splits = [0] * n
+        if self._fusil_id >= 0 or self._canto:
+            self.announced = [False] * n
+            self.blind = [-1] * slots
         self.new_banker = -1
         self._legal = None
         self.last_new_hand = len(self.events)
@@ -340,12 +353,15 @@ class Game:
         ph = self.phase
         can_draw = self.pos < len(self.deck) or (self._shoe and bool(self.discards))
         if ph == _DRAWP:
+            k = self.seat * self.H + self.hand
             raise_from = (
-                self.stake[self.seat * self.H + self.hand]
-                if (self._can_raise and not self.raised and not self.first_decision)
-                else self._top
+                self.stake[k] if (self._can_raise and not self.raised and not self.first_decision) else self._top
             )
-            key = (ph, can_draw, raise_from)
+            shoot = (
+                self._fusil_id >= 0 and self.first_decision and self.hand == 0 and can_draw
+                and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
+            )  # fmt: skip
+            key = (ph, can_draw, raise_from, shoot)
         elif ph == _BETP:
             k = self.seat * self.H
             swap = (
@@ -357,7 +373,9 @@ class Game:
             )
             key = (ph, swap)
         elif ph == _BANKP:
-            key = (ph, can_draw, self._forced_banker and self.total[self.seat * self.H] < 12)
+            t = self.total[self.seat * self.H]
+            chase = self._chase and t < SEVEN_HALF and any(self.announced)
+            key = (ph, can_draw, self._forced_banker and t < 12, chase)
         else:
             key = (ph,)
         legal = self._legal_cache.get(key)
@@ -369,9 +387,11 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from = key
+            _, can_draw, raise_from, shoot = key
             acts = [_STAND] + (([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP]) if can_draw else [])
             acts += [self._raise_ids[k] for k in self._levels if k > raise_from]
+            if shoot:
+                acts.append(self._fusil_id)
             return tuple(acts)
         if ph == _BETP:
             if key[1]:
@@ -382,9 +402,11 @@ class Game:
         if ph == _SPLITP:
             return (_SPLIT, _KEEP)
         if ph == _BANKP:
-            _, can_draw, must_hit = key
+            _, can_draw, must_hit, chase = key
             if not can_draw:
                 return (_STAND,)
+            if chase:
+                return (_HIT_UP,)
             if self._forced_banker:
                 return (_HIT_UP,) if must_hit else (_STAND,)
             return (_STAND, _HIT_UP)
@@ -407,6 +429,8 @@ class Game:
             elif kind == _STAND:
                 self._set_status(s, h, _STOOD)
                 self._end_punter_hand()
+            elif kind == _FUSILAR:
+                self._shoot(s)
             else:
                 self._hit(s, h, kind == _HIT_UP)
         elif ph == _BETP:
@@ -467,8 +491,29 @@ class Game:
         elif t == SEVEN_HALF:
             if self._reveal75:
                 self._reveal(s, h)
+            if self._canto and not any(self.announced):
+                self._announce(s)
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
+
+    def _announce(self, s: int) -> None:
+        self.announced[s] = True
+        self.events.append((EV_ANNOUNCE, s))
+
+    def _shoot(self, s: int) -> None:
+        """Fusilar: the 7 is shown, a card nobody sees goes under it, the turn ends."""
+        k = s * self.H
+        self._reveal(s, 0)
+        if self.pos >= len(self.deck):
+            self._reshuffle()
+        c = self.deck[self.pos]
+        self.pos += 1
+        self.cards[k].append(c)  # not counted until it is shown at settlement
+        self.blind[k] = c
+        self.events.append((EV_DEAL, c, s, 0, False))
+        self._announce(s)
+        self._set_status(s, 0, _STOOD)
+        self._end_punter_hand()
 
     def _split(self, s: int, h: int) -> None:
         # Both split cards are face-up; the drawn one starts a new hand.
@@ -511,6 +556,20 @@ class Game:
                     continue
                 self._reveal(s, h)  # showdown: standing hands are shown
                 P, st = self.total[k], self.stake[k]
+                if self.blind and self.blind[k] >= 0:  # a shot 7: its card is shown now
+                    c = self.blind[k]
+                    self.blind[k] = -1
+                    self._public.append(c)
+                    self.events.append((EV_REVEAL, c, s, h))
+                    P = self.total[k] = self.hand_total(self.cards[k])
+                    if P > SEVEN_HALF:
+                        self._set_status(s, h, _BUST)
+                        self._pay(s, b, st)
+                    elif B == SEVEN_HALF:
+                        self._pay(s, b, st * self._both75)
+                    else:
+                        self._pay(b, s, st * self.rules.fusilar_pays)
+                    continue
                 p_reale = reale and P == SEVEN_HALF and self.is_reale(k)
                 if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
                     best_reale = k

@@ -58,6 +58,18 @@ class Rules(BaseModel):
     """[§3.5] Splits per punter per hand; ``auto``: 2-3 players 3, 4-5 players 1, 6+ 0."""
     split_any_pair: bool = False
     """[§3.5] Allow splitting any two equal values, not only figures."""
+    fusilar: bool = False
+    """[§3.2] A punter whose initial card is a 7 may shoot (FUSILAR): it shows the 7, and
+    after its bet one card is put face-down under it that nobody sees; its turn ends. At
+    settlement a figure makes 7½ paid ``fusilar_pays`` times the stake (unless the banker
+    made 7½), any other card is a bust (000 §9)."""
+    fusilar_pays: int = 4
+    """[§3.2] Multiple of the stake paid to a shot that makes 7½."""
+    canto: bool = False
+    """[§3.4] The first punter to make 7½ announces it (000 §9 "el canto de las siete y media")."""
+    banker_must_chase: bool = False
+    """[§4] With ``canto``/``fusilar``: the banker may not stand below 7½ once a punter has
+    announced 7½ or shot (000 §9)."""
     banker_policy_rule: Literal["free", "hit_below_6"] = "free"
     """[§4] ``hit_below_6``: the banker must hit below 6 and stand on 6 or more."""
     seven_half_pays: int = 2
@@ -113,7 +125,7 @@ class Rules(BaseModel):
 
     @field_validator(
         "seven_half_pays", "banker_seven_half_collects", "both_seven_half_collects", "reale_pays",
-        "banker_reale_collects", "both_reale_collects",
+        "banker_reale_collects", "both_reale_collects", "fusilar_pays",
     )  # fmt: skip
     @classmethod
     def _multiplier(cls, v: int | None) -> int | None:
@@ -131,6 +143,8 @@ class Rules(BaseModel):
             )
         if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
             clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")
+        if self.banker_must_chase and not (self.canto or self.fusilar):
+            clashes.append("banker_must_chase: true needs canto: true or fusilar: true (something to chase)")
         if self.bank_passes == "reale" and self.reale_pays is None:
             clashes.append("bank_passes: reale needs reale scoring (set reale_pays, e.g. 2)")
         if self.bank_passes == "when_exhausted" and self.reshuffle != "when_exhausted":
@@ -163,6 +177,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "blackjack_style": {"all_face_up": True, "draw_face_down": False, "banker_policy_rule": "hit_below_6"},
     # 003: one stake announced by the bank, figure splits, the bank's 7½ collects double
     # (four times from a punter with 7½).
+    # 000 §9: the complementary rules most tables accept.
+    "spanish_full": {"canto": True, "banker_must_chase": True, "fusilar": True},
     # 004: italian cards, the king of denari wild, only the first card hidden, 7½ shown at
     # once, the reale paid double and taking the bank, one shoe until it runs out.
     "italian": {

@@ -3,6 +3,7 @@ names the source document in shared/seeds/ and the sentence it implements."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from siete_env import raw_env
@@ -192,3 +193,81 @@ def test_shoe_reshuffles_the_discards_and_passes_the_bank_right():
     g.apply(stand)
     g.apply(stand)
     assert g.banker == 1  # the shoe ran out: the bank passed to the banker's right
+
+
+FULL = "spanish_full"
+
+
+def test_canto_obliges_the_banker_to_chase_seven_half():
+    # 000 §9: "El primer jugador que obtiene la siete y media lo anuncia para obligar a la
+    # banca a que intente obtener esta misma jugada." and "Puede establecerse la
+    # obligatoriedad de que el banquero no pueda plantarse antes de las siete y media".
+    e = table(["7o", "6c", "10e", "1e", "11e"], rules=FULL)
+    play(e, [(P1, "BET_2"), (P1, "HIT_UP")])  # 7½, announced
+    L = e.layout
+    assert e.observe(P0)["observation"][L.seat(1) + 3] == 1.0  # the banker hears the canto
+    assert legal(e) == {"HIT_UP"}  # banker on 6 may not stand
+    play(e, [(P0, "HIT_UP")])  # 7: still below 7½
+    assert legal(e) == {"HIT_UP"}
+    r = play(e, [(P0, "HIT_UP")], {P0: 0, P1: 0})  # 7½: the banker wins, single stake
+    assert r == {P0: 2, P1: -2}
+
+
+def test_only_the_first_seven_half_is_announced():
+    e = table(["7o", "7c", "6c", "10e", "12e"], n=3, rules=FULL)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "HIT_UP")])
+    assert e.game.announced == [False, True, False]
+
+
+def test_fusilar_figure_pays_four_times():
+    # 000 §9: "Fusilar ... la carta del reparto inicial sea un siete ... El banquero colocará
+    # la primera carta del mazo debajo del siete sin darle la vuelta y procurando que ningún
+    # jugador la vea ... El banquero deberá actuar como si allí hubiera siete y media, y si la
+    # hubiera pagaría el cuádruple de la apuesta."
+    e = table(["7o", "5c", "11c", "6e"], rules=FULL)
+    play(e, [(P1, "BET_3")])
+    assert "FUSILAR" in legal(e)
+    play(e, [(P1, "FUSILAR")])
+    g, L = e.game, e.layout
+    assert e.infos[P1]["hand"] == ["7o", "??"]  # the punter does not see it either
+    for seat, agent in ((1, P0), (0, P1)):
+        obs = e.observe(agent)["observation"]
+        assert obs[L.card(CARD_INDEX["7o"], seat, 0)] == 1.0  # the 7 is shown
+        assert obs[L.card(CARD_INDEX["11c"], seat, 0)] == 0.0  # nobody sees the card under it
+        assert obs[L.own_face_down(CARD_INDEX["11c"])] == 0.0
+    assert legal(e) == {"HIT_UP"}  # the banker plays as if against 7½
+    r = play(e, [(P0, "HIT_UP")], {P0: 0, P1: 0})  # 5 + 6: bust
+    assert r == {P0: -12, P1: 12}
+    assert g.total[g.slot(1)] == 15
+
+
+def test_fusilar_other_card_is_a_bust():
+    e = table(["7o", "5c", "2c", "12b", "2e"], rules=FULL)
+    r = play(e, [(P1, "BET_3"), (P1, "FUSILAR"), (P0, "HIT_UP")])  # banker 5½: must go on
+    assert legal(e) == {"HIT_UP"}
+    r = play(e, [(P0, "HIT_UP")], r)  # 7½
+    assert r == {P0: 3, P1: -3}
+
+
+def test_fusilar_only_with_an_initial_seven_and_only_first():
+    e = table(["6o", "5c", "1c"], rules=FULL)
+    play(e, [(P1, "BET_1")])
+    assert "FUSILAR" not in legal(e)
+    e = table(["7o", "5c", "12c"], rules=FULL)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])  # 7½ already; no shooting after a hit anyway
+    assert e.agent_selection == P0
+
+
+def test_chase_needs_something_to_chase():
+    with pytest.raises(ValueError, match="banker_must_chase: true needs canto: true or fusilar: true"):
+        raw_env(rules={"banker_must_chase": True})
+
+
+def test_the_card_under_a_shot_seven_reaches_nobody():
+    obs = []
+    for under in ("11c", "2c"):
+        e = table(["7o", "5c", under, "12b", "2e", "3e"], rules=FULL)
+        play(e, [(P1, "BET_1"), (P1, "FUSILAR")])
+        obs.append([e.observe(a)["observation"] for a in (P0, P1)] + [repr(e.infos)])
+    for a, b in zip(*obs, strict=True):
+        assert np.array_equal(a, b) if not isinstance(a, str) else a == b
