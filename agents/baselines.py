@@ -59,6 +59,14 @@ class TableView:
         return i is not None and bool(mask[i])
 
 
+def _keep_out_of_auction(ids: dict[str, int], mask: np.ndarray) -> int:
+    """No bid for the bank; a banker keeps it."""
+    for name in ("NO_BID", "KEEP_BANK"):
+        if name in ids and mask[ids[name]]:
+            return ids[name]
+    return int(np.flatnonzero(mask)[0])
+
+
 class RandomAgent:
     """Uniform over the legal actions (its own seeded generator)."""
 
@@ -88,6 +96,8 @@ class ThresholdPunter:
         ph = v.phase(o)
         if ph == Phase.BANKER:
             return self._banker(obs)
+        if ph == Phase.AUCTION:
+            return _keep_out_of_auction(self.ids, mask)
         if ph == Phase.BET:
             return self.ids["BET_1"] if mask[self.ids["BET_1"]] else int(np.flatnonzero(mask)[-1])
         if ph == Phase.SPLIT:
@@ -112,7 +122,10 @@ class BankerThreshold:
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
-        if self.view.phase(o) != Phase.BANKER:
+        ph = self.view.phase(o)
+        if ph == Phase.AUCTION:
+            return _keep_out_of_auction(self.ids, mask)
+        if ph != Phase.BANKER:
             return ThresholdPunter(self.env, self.threshold)(obs)
         if self.view.my_total(o) < self.threshold and mask[self.ids["HIT_UP"]]:
             return self.ids["HIT_UP"]

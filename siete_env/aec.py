@@ -189,7 +189,7 @@ class raw_env(AECEnv):
         info = self._info
         self.infos = {a: info(i) for i, a in enumerate(agents)}
         self._rewarded = False
-        self._hand_no = 0
+        self._hand_no, self._banker = 0, g.banker
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[g.acting_seat]
 
@@ -222,8 +222,8 @@ class raw_env(AECEnv):
                 cum[a] += r
         seat = g.acting_seat
         prev = self._seat_of[agent]
-        if seat < 0 or g.hand_no != self._hand_no:  # the episode or the hand is over
-            self._hand_no = g.hand_no
+        if seat < 0 or g.hand_no != self._hand_no or g.banker != self._banker:  # a new hand or banker
+            self._hand_no, self._banker = g.hand_no, g.banker
             for i, a in enumerate(names):
                 self.infos[a] = self._info(i)
             if seat < 0:

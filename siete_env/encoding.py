@@ -11,8 +11,8 @@ the observer itself and ``r = 1`` the next seat in turn order.
 | | | ``c*W + n*H`` | 1 if ``c`` is the observer's own face-down card |
 | | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and has not been seen face-up since |
 | hands | ``n*H*9`` | ``HANDS + (r*H + h)*9 + k`` | ``k=0..4``: status one-hot (empty, waiting, playing, stood, bust); ``5``: stake; ``6``: number of cards; ``7``: 1 if it holds a face-down card; ``8``: total of the cards the observer can see in it (all of them for its own hands), in points |
-| seats | ``n*4`` | ``SEATS + r*4 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode; ``3``: announced 7½ (canto) or shot (fusilar) this hand |
-| global | 7 | ``GLOBAL + k`` | ``0..4``: phase one-hot (bet, draw, split, banker, over; only the deciding punter sees "split", the others see "draw"); ``5``: hands finished this episode; ``6``: cards left in the deck |
+| seats | ``n*5`` | ``SEATS + r*5 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode; ``3``: announced 7½ (canto) or shot (fusilar) this hand; ``4``: its bid for the bank in the current auction |
+| global | 8 | ``GLOBAL + k`` | ``0..5``: phase one-hot (bet, draw, split, banker, over, auction; only the deciding punter sees "split", the others see "draw"); ``6``: hands finished this episode; ``7``: cards left in the deck (the shoe) |
 
 Never encoded: another seat's face-down card, the order of the deck, or anything
 derived from them (a face-down card only counts in the "number of cards" and
@@ -34,9 +34,11 @@ from .game import (
 
 HALF = tuple(v * 0.5 for v in VALUE2)  # card values in points
 HAND_FEATURES = 9
-SEAT_FEATURES = 4
-GLOBAL_FEATURES = 7
+SEAT_FEATURES = 5
+GLOBAL_FEATURES = 8
 N_PHASES = len(Phase)
+HANDS_DONE = N_PHASES  # global feature offsets
+CARDS_LEFT = N_PHASES + 1
 
 
 class Layout:
@@ -61,8 +63,9 @@ class Layout:
         for r in range(n):
             b = self.SEATS + r * SEAT_FEATURES
             low[b + 2], high[b + 2] = -np.inf, np.inf
-        high[self.GLOBAL + 5] = hands_per_episode
-        high[self.GLOBAL + 6] = N_CARDS
+            high[b + 4] = np.inf
+        high[self.GLOBAL + HANDS_DONE] = hands_per_episode
+        high[self.GLOBAL + CARDS_LEFT] = N_CARDS
         self.low, self.high = low, high
 
     def card(self, card: int, rel_seat: int, hand: int) -> int:
@@ -140,7 +143,7 @@ class Encoder:
         for b in range(n):
             t = np.zeros(D + 1, np.float32)
             t[L.seat(b)] = 1.0
-            t[L.GLOBAL + 6] = N_CARDS
+            t[L.GLOBAL + CARDS_LEFT] = N_CARDS
             for k in range(n * H):
                 t[self._hand[k] + (_WAITING if k % H == 0 else _EMPTY)] = 1.0
             self._templates.append(t)
@@ -189,7 +192,7 @@ class Encoder:
                 k = ev[2] * H + ev[3]
                 hb = hand[k]
                 f[hb + 6] += 1.0
-                f[G + 6] -= 1.0
+                f[G + CARDS_LEFT] -= 1.0
                 if ev[4]:
                     base = c * W
                     f[base + k] = 1.0
@@ -214,7 +217,7 @@ class Encoder:
                 if oldph >= 0:
                     f[G + oldph] = 0.0
                 f[G + ph] = 1.0
-                f[G + 5] = done
+                f[G + HANDS_DONE] = done
             elif code == 6:  # EV_STAKE (seat, hand, stake)
                 f[hand[ev[1] * H + ev[2]] + 5] = ev[3]
             elif code == 2:  # EV_REVEAL (card, seat, hand)
@@ -236,8 +239,8 @@ class Encoder:
             elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, cards_left, seen_in_shoe)
                 _, b, done, chips, left, seen = ev
                 self.pub[:] = self._templates[b]
-                f[G + 5] = done
-                f[G + 6] = left
+                f[G + HANDS_DONE] = done
+                f[G + CARDS_LEFT] = left
                 for s2, ch in enumerate(chips):
                     if ch:
                         f[seat[s2] + 2] = ch
@@ -248,10 +251,12 @@ class Encoder:
                         cards.clear()
             elif code == 10:  # EV_ANNOUNCE (seat)
                 f[seat[ev[1]] + 3] = 1.0
+            elif code == 11:  # EV_BID (seat, amount)
+                f[seat[ev[1]] + 4] = ev[2]
             elif code == 9:  # EV_RESHUFFLE (shoe_size): the seen discards are back in the shoe
                 for c in range(N_CARDS):
                     f[c * W + self._seen] = 0.0
-                f[G + 6] = ev[1]
+                f[G + CARDS_LEFT] = ev[1]
             elif code == 3:  # EV_MOVE (card, seat, from_hand, to_hand): a face-up card
                 _, c, s, h, nh = ev
                 v = HALF[c]
@@ -276,7 +281,7 @@ class Encoder:
                 f[hb + 6] -= 1.0
                 f[hb + 7] = 0.0
                 f[c * W + RET] = 1.0
-                f[G + 6] += 1.0
+                f[G + CARDS_LEFT] += 1.0
 
     def state(self) -> np.ndarray:
         """The full state for a centralised critic: every card's place (hidden ones
@@ -310,10 +315,11 @@ class Encoder:
             out[sb0 + s * SEAT_FEATURES + 1] = 1.0 if s == g.acting_seat else 0.0
             out[sb0 + s * SEAT_FEATURES + 2] = g.chips[s]
             out[sb0 + s * SEAT_FEATURES + 3] = 1.0 if g.announced[s] else 0.0
+            out[sb0 + s * SEAT_FEATURES + 4] = g.bids[s] if g.phase == 5 else 0.0
         gb = sb0 + n * SEAT_FEATURES
         out[gb + g.phase] = 1.0
-        out[gb + 5] = g.hand_no
-        out[gb + 6] = g.cards_left()
+        out[gb + HANDS_DONE] = g.hand_no
+        out[gb + CARDS_LEFT] = g.cards_left()
         return out
 
 

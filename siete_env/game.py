@@ -31,6 +31,10 @@ class ActionKind(enum.IntEnum):
     BET = 6  # initial stake ``arg``
     RAISE = 7  # raise the stake to ``arg``
     FUSILAR = 8  # shoot with an initial 7: a card nobody sees goes under it, the turn ends
+    NO_BID = 9  # pass in the auction for the bank
+    BID = 10  # offer ``arg`` for the bank
+    SELL_BANK = 11  # the banker sells the bank to the highest bid
+    KEEP_BANK = 12  # the banker keeps the bank
 
 
 class ActionDef(NamedTuple):
@@ -45,6 +49,7 @@ class Phase(enum.IntEnum):
     SPLIT = 2  # a punter just drew a matching figure: split or keep
     BANKER = 3  # the banker plays, all cards face-up
     OVER = 4  # the episode is over
+    AUCTION = 5  # before a hand's deal: punters bid for the bank, the banker sells or keeps
 
 
 class Status(enum.IntEnum):
@@ -67,6 +72,7 @@ EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts
 EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
 EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
 EV_ANNOUNCE = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
+EV_BID = 11  # (EV_BID, seat, amount): a bid for the bank
 
 
 def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
@@ -83,6 +89,10 @@ def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
     acts += [ActionDef(f"RAISE_{k}", ActionKind.RAISE, k) for k in rules.bet_levels[1:]]
     if rules.fusilar:
         acts.append(ActionDef("FUSILAR", ActionKind.FUSILAR, 0))
+    if rules.bank_auction:
+        acts.append(ActionDef("NO_BID", ActionKind.NO_BID, 0))
+        acts += [ActionDef(f"BID_{k}", ActionKind.BID, k) for k in rules.auction_bids]
+        acts += [ActionDef("SELL_BANK", ActionKind.SELL_BANK, 0), ActionDef("KEEP_BANK", ActionKind.KEEP_BANK, 0)]
     return tuple(acts)
 
 
@@ -90,8 +100,8 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
 
-_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR = range(9)
-_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP = range(5)
+_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB = range(13)
+_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP = range(6)
 _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 
 
@@ -113,7 +123,7 @@ class Game:
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -151,6 +161,10 @@ class Game:
         self._chase = rules.banker_must_chase
         self._fusil_id = names.index("FUSILAR") if rules.fusilar else -1
         self.announced = [False] * num_players  # canto / fusilar, this hand
+        self._auction = rules.bank_auction
+        self.bids = [0] * num_players
+        if self._auction:
+            self._auction_ids = {a.name: i for i, a in enumerate(self.actions)}
         self.blind: list[int] = []  # per slot: the card under a shot 7 (nobody sees it), or -1
         self._legal_cache: dict[tuple, tuple[int, ...]] = {}
         self._legal: tuple[int, ...] | None = None
@@ -180,11 +194,22 @@ class Game:
 
     def _deal_hand(self, deck: Sequence[int] | None) -> None:
         """A new hand: from ``deck`` (a fresh order) or, in shoe mode, from what is left."""
-        n, H = self.n, self.H
         if deck is not None:
             self.deck = list(deck)
             self.pos = 0
         self._public = []
+        self._open_hand()
+        if self._auction:
+            self.bids = [0] * self.n
+            self.turn = 0
+            self.hand = 0
+            self._turn(self.order[0], _AUCTIONP)
+        else:
+            self._deal_cards()
+
+    def _open_hand(self) -> None:
+        """Roles, empty hands and the NEW_HAND event for the current banker."""
+        n, H = self.n, self.H
         b = self.banker
         self.order = [(b + i) % n for i in range(1, n)]
         slots = n * H
@@ -205,18 +230,41 @@ class Game:
             (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(self.seen_shoe))
         )
         self._ev_seat = self._ev_phase = -1
-        # One face-down card to each punter in turn order, the banker's last.
         for s in self.order:
             status[s * H] = _WAITING
         status[b * H] = _WAITING
+
+    def _deal_cards(self) -> None:
+        """One face-down card to each punter in turn order, the banker's last; then play."""
         up = self._initial_up
         for s in self.order:
             if self.can_draw():
                 self._give(s, 0, up)
         if self.can_draw():
-            self._give(b, 0, False)
+            self._give(self.banker, 0, False)
         self.turn = -1
         self._next_punter()
+
+    def _auction_step(self, kind: int, arg: int) -> None:
+        """Buying the bank (001): each punter in turn bids or passes, then the banker sells
+        to the highest bid or keeps the bank; the price moves between their chips."""
+        s = self.seat
+        if s != self.banker:
+            if kind == _BID:
+                self.bids[s] = arg
+                self.events.append((EV_BID, s, arg))
+            self.turn += 1
+            if self.turn < len(self.order):
+                return self._turn(self.order[self.turn], _AUCTIONP)
+            if any(self.bids):
+                return self._turn(self.banker, _AUCTIONP)
+        elif kind == _SELL:
+            price = max(self.bids)
+            buyer = self.bids.index(price)
+            self._pay(buyer, self.banker, price)
+            self.banker = buyer
+            self._open_hand()  # the same hand, with the new banker
+        self._deal_cards()
 
     # ------------------------------------------------------------------ helpers
     def can_draw(self) -> bool:
@@ -289,6 +337,8 @@ class Game:
 
     def _turn(self, seat: int, phase: int) -> None:
         self.phase = phase
+        if seat >= 0:
+            self.seat = seat
         self.events.append((EV_TURN, self._ev_seat, self._ev_phase, seat, phase, self.hand_no))
         self._ev_seat, self._ev_phase = seat, phase
 
@@ -376,6 +426,8 @@ class Game:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
             key = (ph, can_draw, self._forced_banker and t < 12, chase)
+        elif ph == _AUCTIONP:
+            key = (ph, self.seat == self.banker, max(self.bids))
         else:
             key = (ph,)
         legal = self._legal_cache.get(key)
@@ -401,6 +453,11 @@ class Game:
             return self._bet_ids
         if ph == _SPLITP:
             return (_SPLIT, _KEEP)
+        if ph == _AUCTIONP:
+            ids = self._auction_ids
+            if key[1]:
+                return (ids["SELL_BANK"], ids["KEEP_BANK"])
+            return (ids["NO_BID"], *(ids[f"BID_{k}"] for k in self.rules.auction_bids if k > key[2]))
         if ph == _BANKP:
             _, can_draw, must_hit, chase = key
             if not can_draw:
@@ -443,6 +500,8 @@ class Game:
                 self.first_decision = True
                 self.raised = False
                 self._turn(s, _DRAWP)
+        elif ph == _AUCTIONP:
+            self._auction_step(kind, arg)
         elif ph == _SPLITP:
             if kind == _SPLIT:
                 self._split(s, h)

@@ -92,21 +92,27 @@ class Rules(BaseModel):
     suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
     (004), and with a shoe the bank also passes to the banker's right when the shoe runs out
     (004 says both); ``when_exhausted``: only that; ``never``: the bank stays."""
+    bank_auction: bool = False
+    """[§6] Before each hand every punter in turn may bid to buy the bank (BID_k / NO_BID);
+    the banker sells to the highest bid or keeps it (SELL_BANK / KEEP_BANK); the price moves
+    between their chips (001 "Compra de la banca")."""
+    auction_bids: tuple[int, ...] = (1, 2, 5, 10)
+    """[§6] The prices a punter may offer for the bank, in units of the minimum stake."""
     hands_per_episode: int = Field(default=1, ge=1)
     """[§6] Hands played in one episode (a session)."""
 
-    @field_validator("bet_levels", mode="before")
+    @field_validator("bet_levels", "auction_bids", mode="before")
     @classmethod
-    def _levels(cls, v: Any) -> Any:
+    def _levels(cls, v: Any, info) -> Any:
         if isinstance(v, int | str):
-            raise ValueError("bet_levels is a list of positive integers, e.g. [1, 2, 3, 4, 5]")
+            raise ValueError(f"{info.field_name} is a list of positive integers, e.g. [1, 2, 3, 4, 5]")
         return v
 
-    @field_validator("bet_levels")
+    @field_validator("bet_levels", "auction_bids")
     @classmethod
-    def _levels_sorted(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+    def _levels_sorted(cls, v: tuple[int, ...], info) -> tuple[int, ...]:
         if not v or any(x < 1 for x in v) or list(v) != sorted(set(v)):
-            raise ValueError(f"bet_levels must be distinct positive integers in increasing order, got {list(v)}")
+            raise ValueError(f"{info.field_name} must be distinct positive integers in increasing order, got {list(v)}")
         return v
 
     @field_validator("max_splits")
@@ -178,7 +184,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # 003: one stake announced by the bank, figure splits, the bank's 7½ collects double
     # (four times from a punter with 7½).
     # 000 §9: the complementary rules most tables accept.
-    "spanish_full": {"canto": True, "banker_must_chase": True, "fusilar": True},
+    "spanish_full": {"canto": True, "banker_must_chase": True, "fusilar": True, "bank_auction": True},
     # 004: italian cards, the king of denari wild, only the first card hidden, 7½ shown at
     # once, the reale paid double and taking the bank, one shoe until it runs out.
     "italian": {

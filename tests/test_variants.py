@@ -195,7 +195,7 @@ def test_shoe_reshuffles_the_discards_and_passes_the_bank_right():
     assert g.banker == 1  # the shoe ran out: the bank passed to the banker's right
 
 
-FULL = "spanish_full"
+FULL = {"preset": "spanish_full", "bank_auction": False}  # the auction has its own tests
 
 
 def test_canto_obliges_the_banker_to_chase_seven_half():
@@ -271,3 +271,34 @@ def test_the_card_under_a_shot_seven_reaches_nobody():
         obs.append([e.observe(a)["observation"] for a in (P0, P1)] + [repr(e.infos)])
     for a, b in zip(*obs, strict=True):
         assert np.array_equal(a, b) if not isinstance(a, str) else a == b
+
+
+def test_bank_auction_sold_to_the_highest_bid():
+    # 001: "Antes de empezar cada mano, cada jugador podrá hacer una oferta de compra por la
+    # banca a quien la tuviera en ese momento. En caso de que se aceptara, la banca pasa al
+    # jugador que hizo la oferta."
+    # 3 players, banker 0: seat 1 bids 2, seat 2 bids 5; the banker sells for 5.
+    e = table(["5o", "6c", "4e", "1b"], n=3, rules="spanish_full")
+    assert e.agent_selection == P1 and legal(e) == {"NO_BID", "BID_1", "BID_2", "BID_5", "BID_10"}
+    play(e, [(P1, "BID_2")])
+    assert legal(e) == {"NO_BID", "BID_5", "BID_10"}  # only higher bids
+    assert e.observe(P0)["observation"][e.layout.seat(1) + 4] == 2.0  # bids are public
+    r = play(e, [(P2, "BID_5")])
+    assert legal(e) == {"SELL_BANK", "KEEP_BANK"} and e.agent_selection == P0
+    r = play(e, [(P0, "SELL_BANK")], r)
+    assert r == {P0: 5, P1: 0, P2: -5}
+    g = e.game
+    assert g.banker == 2 and g.order == [0, 1]
+    assert e.infos[P2]["role"] == "banker"
+    # the deal follows with the new banker: seat 0 first, then seat 1, the banker last
+    assert g.cards[g.slot(0)] == [CARD_INDEX["5o"]] and g.cards[g.slot(2)] == [CARD_INDEX["4e"]]
+    assert e.agent_selection == P0 and "BET_1" in legal(e)
+
+
+def test_bank_auction_kept_or_no_bids():
+    e = table(["5o", "6c", "4e"], n=3, rules="spanish_full")
+    r = play(e, [(P1, "BID_1"), (P2, "NO_BID"), (P0, "KEEP_BANK")])
+    assert r == {P0: 0, P1: 0, P2: 0} and e.game.banker == 0
+    e = table(["5o", "6c", "4e"], n=3, rules="spanish_full")
+    play(e, [(P1, "NO_BID"), (P2, "NO_BID")])
+    assert e.agent_selection == P1 and "BET_1" in legal(e)  # no bids: straight to the deal
