@@ -35,6 +35,7 @@ class ActionKind(enum.IntEnum):
     BID = 10  # offer ``arg`` for the bank
     SELL_BANK = 11  # the banker sells the bank to the highest bid
     KEEP_BANK = 12  # the banker keeps the bank
+    BURN = 13  # italian: show an initial 3 or 4; it is put out of play and the top card dealt
 
 
 class ActionDef(NamedTuple):
@@ -89,6 +90,8 @@ def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
     acts += [ActionDef(f"RAISE_{k}", ActionKind.RAISE, k) for k in rules.bet_levels[1:]]
     if rules.fusilar:
         acts.append(ActionDef("FUSILAR", ActionKind.FUSILAR, 0))
+    if rules.burn_three_four:
+        acts.append(ActionDef("BURN", ActionKind.BURN, 0))
     if rules.bank_auction:
         acts.append(ActionDef("NO_BID", ActionKind.NO_BID, 0))
         acts += [ActionDef(f"BID_{k}", ActionKind.BID, k) for k in rules.auction_bids]
@@ -100,7 +103,9 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
 
-_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB = range(13)
+_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB, _BURN = range(
+    14
+)
 _BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP = range(6)
 _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 
@@ -123,7 +128,7 @@ class Game:
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -161,6 +166,9 @@ class Game:
         self._chase = rules.banker_must_chase
         self._fusil_id = names.index("FUSILAR") if rules.fusilar else -1
         self.announced = [False] * num_players  # canto / fusilar, this hand
+        self._burn_id = names.index("BURN") if rules.burn_three_four else -1
+        self.burned: list[int] = []  # cards burned this hand (out of play)
+        self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
         self._auction = rules.bank_auction
         self.bids = [0] * num_players
         if self._auction:
@@ -220,6 +228,10 @@ class Game:
         status = self.status = [_EMPTY] * slots
         self.nhands = [1] * n
         self.splits = [0] * n
+        self.burned = []
+        self.swaps = [0] * n
+        if self.rules.triplee:
+            self.triple = [False] * slots
         if self._fusil_id >= 0 or self._canto:
             self.announced = [False] * n
             self.blind = [-1] * slots
@@ -414,14 +426,13 @@ class Game:
             key = (ph, can_draw, raise_from, shoot)
         elif ph == _BETP:
             k = self.seat * self.H
-            swap = (
-                self._swap_mode != "off"
-                and self.hand == 0
-                and can_draw
-                and len(self.cards[k]) == 1
-                and RANK[self.cards[k][0]] == 4
-            )
-            key = (ph, swap)
+            first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
+            rank = RANK[self.cards[k][0]] if first else 0
+            # "y así hasta cuatro veces" (000): at most four swaps a hand, which also ends
+            # the loop of a deck whose last cards are 4s.
+            swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < 4
+            burn = first and self._burn_id >= 0 and rank in (3, 4)
+            key = (ph, swap, burn)
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
@@ -450,6 +461,8 @@ class Game:
                 if self._swap_mode == "mandatory":
                     return (_SWAP,)
                 return (_SWAP, *self._bet_ids)
+            if key[2]:
+                return (self._burn_id, *self._bet_ids)
             return self._bet_ids
         if ph == _SPLITP:
             return (_SPLIT, _KEEP)
@@ -493,6 +506,8 @@ class Game:
         elif ph == _BETP:
             if kind == _SWAP:
                 self._swap_four(s)
+            elif kind == _BURN:
+                self._burn(s)
             else:
                 self.stake[s * self.H + h] = arg
                 self.events.append((EV_STAKE, s, h, arg))
@@ -532,6 +547,12 @@ class Game:
         c = self._give(s, h, face_up)
         self.first_decision = False
         self.raised = False
+        if self.triple and was_single and self._is_triplee(cards):
+            self._reveal(s, h)  # a triplèe is shown and stands
+            self.triple[k] = True
+            self._set_status(s, h, _STOOD)
+            self._end_punter_hand()
+            return
         if (
             was_single
             and self.splits[s] < self.max_splits
@@ -554,6 +575,10 @@ class Game:
                 self._announce(s)
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
+
+    def _is_triplee(self, cards: list[int]) -> bool:
+        a, b = cards
+        return (RANK[a] == 7 or a == self._wild) and (RANK[b] == 7 or b == self._wild)
 
     def _announce(self, s: int) -> None:
         self.announced[s] = True
@@ -589,7 +614,19 @@ class Game:
         self.events.append((EV_MOVE, c, s, h, nh))
         self._set_status(s, nh, _WAITING)
 
+    def _burn(self, s: int) -> None:
+        """Italian: the initial 3 or 4 is shown and put out of play; the top card replaces it."""
+        k = s * self.H
+        card = self.cards[k].pop()
+        self.total[k] = self.hand_total(self.cards[k])
+        self.hidden[k] = -1
+        self._public.append(card)
+        self.burned.append(card)
+        self.events.append((EV_RETURN, card, s))
+        self._give(s, 0, False)
+
     def _swap_four(self, s: int) -> None:
+        self.swaps[s] += 1
         k = s * self.H
         four = self.cards[k].pop()
         self.total[k] = self.hand_total(self.cards[k])
@@ -615,6 +652,9 @@ class Game:
                     continue
                 self._reveal(s, h)  # showdown: standing hands are shown
                 P, st = self.total[k], self.stake[k]
+                if self.triple and self.triple[k]:  # triplèe: paid triple, whatever the banker has
+                    self._pay(b, s, st * self.rules.triplee_pays)
+                    continue
                 if self.blind and self.blind[k] >= 0:  # a shot 7: its card is shown now
                     c = self.blind[k]
                     self.blind[k] = -1
@@ -654,6 +694,7 @@ class Game:
         if self.new_banker >= 0:
             self.banker = self.new_banker
         if self._shoe:
+            self.discards.extend(self.burned)
             for cards in self.cards:
                 self.discards.extend(cards)
             self.seen_shoe.extend(self._public)
@@ -694,7 +735,7 @@ class Game:
 
     def all_cards(self) -> list[int]:
         """Every card of the deck, wherever it is (for conservation checks)."""
-        out = list(self.deck[self.pos :]) + list(self.discards)
+        out = list(self.deck[self.pos :]) + list(self.discards) + list(self.burned)
         for cards in self.cards:
             out.extend(cards)
         return out

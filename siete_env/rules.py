@@ -41,6 +41,10 @@ class Rules(BaseModel):
     reshuffled when it runs out, and the cards already seen in the shoe are public (004)."""
     four_swap: Literal["off", "optional", "mandatory"] = "optional"
     """[§3.1] Swapping an initial 4 before betting."""
+    burn_three_four: bool = False
+    """[§3.1] Italian: an initial 3 or 4 may be burnt (BURN): shown, put out of play for the
+    hand, and replaced by the top card, again while a 3 or 4 comes (004). It covers the 4s:
+    use it with ``four_swap: off``."""
     bet_levels: tuple[int, ...] = (1, 2, 3, 4, 5)
     """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
     raise_on_draw: bool = True
@@ -98,6 +102,12 @@ class Rules(BaseModel):
     between their chips (001 "Compra de la banca")."""
     auction_bids: tuple[int, ...] = (1, 2, 5, 10)
     """[§6] The prices a punter may offer for the bank, in units of the minimum stake."""
+    triplee: bool = False
+    """[§7] Novara's *triplèe*: two 7s (or a 7 and the wild card) as a punter's first two
+    cards stand at once and are paid ``triplee_pays`` times the stake, whatever the banker
+    makes; they never take the bank (004)."""
+    triplee_pays: int = 3
+    """[§7] Multiple of the stake paid to a triplèe."""
     hands_per_episode: int = Field(default=1, ge=1)
     """[§6] Hands played in one episode (a session)."""
 
@@ -131,7 +141,7 @@ class Rules(BaseModel):
 
     @field_validator(
         "seven_half_pays", "banker_seven_half_collects", "both_seven_half_collects", "reale_pays",
-        "banker_reale_collects", "both_reale_collects", "fusilar_pays",
+        "banker_reale_collects", "both_reale_collects", "fusilar_pays", "triplee_pays",
     )  # fmt: skip
     @classmethod
     def _multiplier(cls, v: int | None) -> int | None:
@@ -149,6 +159,10 @@ class Rules(BaseModel):
             )
         if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
             clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")
+        if self.burn_three_four and self.four_swap != "off":
+            clashes.append(
+                f"burn_three_four: true and four_swap: {self.four_swap} clash (burning covers the 4s; set four_swap: off)"
+            )
         if self.banker_must_chase and not (self.canto or self.fusilar):
             clashes.append("banker_must_chase: true needs canto: true or fusilar: true (something to chase)")
         if self.bank_passes == "reale" and self.reale_pays is None:

@@ -20,6 +20,9 @@ rule_overrides = st.fixed_dictionaries(
         "banker_policy_rule": st.sampled_from(["free", "hit_below_6"]),
         "bank_passes": st.sampled_from(["seven_half", "never"]),
         "bet_levels": st.sampled_from([[1], [1, 2], [1, 2, 3, 4, 5], [2, 5, 10]]),
+        "triplee": st.booleans(),
+        "burn_three_four": st.booleans(),
+        "reveal_seven_half": st.booleans(),
     },
 )
 
@@ -29,6 +32,8 @@ rule_overrides = st.fixed_dictionaries(
     seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), preset=st.sampled_from(sorted(PRESETS)), rules=rule_overrides
 )
 def test_random_legal_play_keeps_every_invariant(seed, n, preset, rules):
+    if rules.get("burn_three_four"):
+        rules["four_swap"] = "off"  # burning covers the 4s
     e = raw_env(num_players=n, rules={"preset": preset, **rules})
     deck = sorted(e.rules.deck_cards())
     e.reset(seed=seed)

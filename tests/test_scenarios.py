@@ -310,3 +310,18 @@ def test_first_punter_in_turn_order_with_seven_half_takes_the_bank():
         ],
     )
     assert e.game.banker == 0
+
+
+def test_four_swap_at_most_four_times():
+    # 000: "el jugador tiene la posibilidad de volver a cambiarlo y así hasta cuatro veces";
+    # a three-card deck whose last card is a 4 would otherwise swap 4s for ever.
+    from siete_env.game import Game
+    from siete_env.rules import resolve_rules
+
+    g = Game(resolve_rules({"four_swap": "mandatory"}), 2, shuffle=lambda cards=None: list(range(40)))
+    g.start(0, [CARD_INDEX["4o"], CARD_INDEX["5c"], CARD_INDEX["4c"]])
+    names = lambda: {g.actions[a].name for a in g.legal_actions()}  # noqa: E731
+    for _ in range(4):
+        assert names() == {"SWAP_FOUR"}
+        g.apply(3)
+    assert names() == {f"BET_{k}" for k in range(1, 6)}

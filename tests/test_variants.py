@@ -302,3 +302,47 @@ def test_bank_auction_kept_or_no_bids():
     e = table(["5o", "6c", "4e"], n=3, rules="spanish_full")
     play(e, [(P1, "NO_BID"), (P2, "NO_BID")])
     assert e.agent_selection == P1 and "BET_1" in legal(e)  # no bids: straight to the deal
+
+
+def test_burn_three_or_four():
+    # 004: "se uno o più giocatori possiedono come prima carta ... un 3 o un 4 hanno la
+    # possibilità di 'bruciare' la loro carta all'inizio del gioco, ossia mostrarla al banco
+    # che dovrà prenderla e annullarla cedendo ai giocatori un'altra carta."
+    rules = {"preset": ITALIAN, "burn_three_four": True}
+    e = table(["3c", "5o", "4e", "6b", "1b"], rules=rules)
+    assert legal(e) == {"BURN", "BET_1", "BET_2", "BET_3", "BET_4", "BET_5"}
+    play(e, [(P1, "BURN")])
+    g = e.game
+    assert g.cards[g.slot(1)] == [CARD_INDEX["4e"]] and "BURN" in legal(e)  # a 4 again
+    play(e, [(P1, "BURN")])
+    assert g.cards[g.slot(1)] == [CARD_INDEX["6b"]] and "BURN" not in legal(e)
+    assert CARD_INDEX["3c"] not in g.deck[g.pos :]  # burnt cards are out of play
+    obs = e.observe(P0)["observation"]
+    assert obs[e.layout.returned(CARD_INDEX["3c"])] == 1.0  # and were shown
+    # 6 + 1 = 7 stands, banker 5 stands: punter wins
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "STAND"), (P0, "STAND")], {P0: 0, P1: 0})
+    assert r == {P0: -1, P1: 1}
+    with pytest.raises(ValueError, match="burn_three_four: true and four_swap: optional clash"):
+        raw_env(rules={"burn_three_four": True})
+
+
+def test_triplee_two_sevens_pay_triple_and_keep_the_bank_where_it_is():
+    # 004: "Nella zona di Novara viene giocata una variante che prevede il 'triplèe': si
+    # realizza con due 7, paga triplo e non prende il mazzo."
+    rules = {"preset": ITALIAN, "triplee": True}
+    e = table(["7o", "6c", "7e", "1b"], rules=rules)
+    play(e, [(P1, "BET_2"), (P1, "HIT_UP")])  # 7 + 7: triplèe, stands, shown
+    g = e.game
+    assert g.triple[g.slot(1)] and g.hidden[g.slot(1)] == -1
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")], {P0: 0, P1: 0})  # banker 7: still pays
+    assert r == {P0: -6, P1: 6}
+    # "chi ha 7 più la matta può decidere se far valere la matta come 7 e farsi quindi pagare
+    # triplo": the environment takes the triple payout, and the bank does not move.
+    e = table(["7o", "6c", "12o", "1b"], rules={**rules, "hands_per_episode": 2})
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3}
+    assert e.game.banker == 0
+    # without the option two 7s are a bust
+    e = table(["7o", "6c", "7e"], rules=ITALIAN)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert e.rewards == {P0: 1, P1: -1}
