@@ -237,8 +237,11 @@ class Encoder:
                 f[seat[ev[1]] + 2] -= ev[3]
                 f[seat[ev[2]] + 2] += ev[3]
             elif code == 0:  # EV_NEW_HAND (banker, hands_done, chips, cards_left, seen_in_shoe)
-                _, b, done, chips, left, seen = ev
+                _, b, done, chips, left, seen, out = ev
                 self.pub[:] = self._templates[b]
+                for s2 in out:  # seats sitting out: their first hand slot is empty
+                    f[hand[s2 * H]] = 1.0
+                    f[hand[s2 * H] + 1] = 0.0
                 f[G + HANDS_DONE] = done
                 f[G + CARDS_LEFT] = left
                 for s2, ch in enumerate(chips):

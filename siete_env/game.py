@@ -62,7 +62,7 @@ class Status(enum.IntEnum):
 
 
 # Event codes (first item of each tuple in ``Game.events``):
-EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_shoe): a new hand
+EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_shoe, seats_out)
 EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
@@ -128,7 +128,7 @@ class Game:
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -169,6 +169,7 @@ class Game:
         self._burn_id = names.index("BURN") if rules.burn_three_four else -1
         self.burned: list[int] = []  # cards burned this hand (out of play)
         self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
+        self._start_chips = rules.starting_chips
         self._auction = rules.bank_auction
         self.bids = [0] * num_players
         if self._auction:
@@ -219,7 +220,7 @@ class Game:
         """Roles, empty hands and the NEW_HAND event for the current banker."""
         n, H = self.n, self.H
         b = self.banker
-        self.order = [(b + i) % n for i in range(1, n)]
+        self.order = [(b + i) % n for i in range(1, n) if self.active((b + i) % n)]
         slots = n * H
         self.cards = [[] for _ in self._slot_range]
         self.hidden = [-1] * slots
@@ -238,8 +239,9 @@ class Game:
         self.new_banker = -1
         self._legal = None
         self.last_new_hand = len(self.events)
+        out = tuple(s for s in range(n) if s != b and s not in self.order)  # seats sitting out
         self.events.append(
-            (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(self.seen_shoe))
+            (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(self.seen_shoe), out)
         )
         self._ev_seat = self._ev_phase = -1
         for s in self.order:
@@ -423,7 +425,8 @@ class Game:
                 self._fusil_id >= 0 and self.first_decision and self.hand == 0 and can_draw
                 and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
             )  # fmt: skip
-            key = (ph, can_draw, raise_from, shoot)
+            cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
+            key = (ph, can_draw, raise_from, shoot, cap)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -432,13 +435,15 @@ class Game:
             # the loop of a deck whose last cards are 4s.
             swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < 4
             burn = first and self._burn_id >= 0 and rank in (3, 4)
-            key = (ph, swap, burn)
+            cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
+            key = (ph, swap, burn, cap)
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
             key = (ph, can_draw, self._forced_banker and t < 12, chase)
         elif ph == _AUCTIONP:
-            key = (ph, self.seat == self.banker, max(self.bids))
+            cap = 1 << 30 if self._start_chips is None else self.balance(self.seat)
+            key = (ph, self.seat == self.banker, max(self.bids), cap)
         else:
             key = (ph,)
         legal = self._legal_cache.get(key)
@@ -450,27 +455,29 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot = key
+            _, can_draw, raise_from, shoot, cap = key
             acts = [_STAND] + (([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP]) if can_draw else [])
-            acts += [self._raise_ids[k] for k in self._levels if k > raise_from]
+            acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
             return tuple(acts)
         if ph == _BETP:
-            if key[1]:
+            _, swap, burn, cap = key
+            bets = tuple(a for a, k in zip(self._bet_ids, self._levels, strict=True) if k <= cap)
+            if swap:
                 if self._swap_mode == "mandatory":
                     return (_SWAP,)
-                return (_SWAP, *self._bet_ids)
-            if key[2]:
-                return (self._burn_id, *self._bet_ids)
-            return self._bet_ids
+                return (_SWAP, *bets)
+            if burn:
+                return (self._burn_id, *bets)
+            return bets
         if ph == _SPLITP:
             return (_SPLIT, _KEEP)
         if ph == _AUCTIONP:
             ids = self._auction_ids
             if key[1]:
                 return (ids["SELL_BANK"], ids["KEEP_BANK"])
-            return (ids["NO_BID"], *(ids[f"BID_{k}"] for k in self.rules.auction_bids if k > key[2]))
+            return (ids["NO_BID"], *(ids[f"BID_{k}"] for k in self.rules.auction_bids if key[2] < k <= key[3]))
         if ph == _BANKP:
             _, can_draw, must_hit, chase = key
             if not can_draw:
@@ -558,6 +565,7 @@ class Game:
             and self.splits[s] < self.max_splits
             and VALUE2[c] == VALUE2[cards[0]]
             and (IS_FIGURE[c] or self._split_any)
+            and (self._start_chips is None or self.budget(s) >= self._levels[0])
         ):
             self.phase = _SPLITP
             self._turn(s, _SPLITP)
@@ -575,6 +583,19 @@ class Game:
                 self._announce(s)
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
+
+    def balance(self, s: int) -> int:
+        """Chips a seat holds (``starting_chips`` + its net result); unlimited without it."""
+        return (1 << 30) if self._start_chips is None else self._start_chips + self.chips[s]
+
+    def budget(self, s: int) -> int:
+        """What a punter can still put at stake this hand (its balance less its stakes)."""
+        H = self.H
+        return self.balance(s) - sum(self.stake[s * H + h] for h in range(self.nhands[s]))
+
+    def active(self, s: int) -> bool:
+        """Whether a seat can cover the minimum stake (always, without ``starting_chips``)."""
+        return self._start_chips is None or self.balance(s) >= self._levels[0]
 
     def _is_triplee(self, cards: list[int]) -> bool:
         a, b = cards
@@ -688,11 +709,14 @@ class Game:
                     self._pay(s, b, st)
         self._pass_bank(B, banker_reale, best_reale)
         self.hand_no += 1
-        if self.hand_no >= self.rules.hands_per_episode:
+        playing = [s for s in range(self.n) if self.active(s)]
+        if self.hand_no >= self.rules.hands_per_episode or len(playing) < 2:
             self._turn(-1, _OVERP)
             return
         if self.new_banker >= 0:
             self.banker = self.new_banker
+        while not self.active(self.banker):  # a banker that cannot cover passes the bank on
+            self.banker = (self.banker + 1) % self.n
         if self._shoe:
             self.discards.extend(self.burned)
             for cards in self.cards:

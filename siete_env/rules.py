@@ -110,6 +110,12 @@ class Rules(BaseModel):
     """[§7] Multiple of the stake paid to a triplèe."""
     hands_per_episode: int = Field(default=1, ge=1)
     """[§6] Hands played in one episode (a session)."""
+    starting_chips: int | None = Field(default=None, ge=1)
+    """[§6] Chips each seat starts a session with (``null``: unlimited). A punter bets and
+    raises only what it can cover; a seat that cannot cover the minimum stake sits out the
+    following hands (a banker passes the bank on); the session ends when fewer than two
+    seats can play."""
+    """[§6] Hands played in one episode (a session)."""
 
     @field_validator("bet_levels", "auction_bids", mode="before")
     @classmethod

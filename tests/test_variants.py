@@ -346,3 +346,31 @@ def test_triplee_two_sevens_pay_triple_and_keep_the_bank_where_it_is():
     e = table(["7o", "6c", "7e"], rules=ITALIAN)
     play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
     assert e.rewards == {P0: 1, P1: -1}
+
+
+def test_starting_chips_limit_stakes_and_end_the_session():
+    # RULES.md §6: "starting_chips (default none = unlimited) ends a seat's play when it
+    # cannot cover the minimum stake".
+    e = table(["5o", "6c", "1e", "2b"], rules={"starting_chips": 3, "hands_per_episode": 5})
+    assert legal(e) == {"BET_1", "BET_2", "BET_3"}
+    play(e, [(P1, "BET_2"), (P1, "HIT_UP")])
+    assert legal(e) == {"STAND", "HIT_UP", "HIT_DOWN", "RAISE_3"}  # 3 chips in all
+    r = play(e, [(P1, "RAISE_3"), (P1, "STAND"), (P0, "STAND")])  # 6 against 6: the banker wins
+    assert r == {P0: 3, P1: -3}
+    g = e.game
+    assert g.balance(1) == 0 and not g.active(1)
+    assert all(e.terminations.values())  # fewer than two seats can play: the session ends
+
+
+def test_a_banker_without_chips_passes_the_bank_and_sits_out():
+    # 3 players, 2 chips each: the banker loses 2 to seat 1 and cannot cover the next hand.
+    e = table(["5o", "1c", "6e", "2b", "7b"], n=3, rules={"starting_chips": 2, "hands_per_episode": 3})
+    r = play(e, [(P1, "BET_2"), (P1, "STAND"), (P2, "BET_1"), (P2, "HIT_UP")])  # seat 2: 1 + 2 = 3
+    r = play(e, [(P2, "STAND"), (P0, "HIT_UP")], r)  # banker 6 + 7 = 13: bust, pays 2 + 1
+    assert r == {P0: -3, P1: 2, P2: 1}
+    g = e.game
+    assert g.hand_no == 1 and not g.active(0) and g.banker == 1 and g.order == [2]
+    assert e.infos[P1]["role"] == "banker"
+    L = e.layout
+    obs = e.observe(P1)["observation"]
+    assert obs[L.hand(2, 0)] == 1.0  # seat 0 (relative 2 for player_1) sits out: empty slot
