@@ -165,6 +165,11 @@ class Rules(BaseModel):
             )
         if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
             clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")
+        if self.starting_chips is not None and self.starting_chips < self.bet_levels[0]:
+            clashes.append(
+                f"starting_chips: {self.starting_chips} and bet_levels: {list(self.bet_levels)} clash "
+                "(nobody could cover the minimum stake)"
+            )
         if self.burn_three_four and self.four_swap != "off":
             clashes.append(
                 f"burn_three_four: true and four_swap: {self.four_swap} clash (burning covers the 4s; set four_swap: off)"

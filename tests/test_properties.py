@@ -35,6 +35,8 @@ rule_overrides = st.fixed_dictionaries(
 def test_random_legal_play_keeps_every_invariant(seed, n, preset, rules):
     if rules.get("burn_three_four"):
         rules["four_swap"] = "off"  # burning covers the 4s
+    if (rules.get("starting_chips") or 99) < (rules.get("bet_levels") or [1])[0]:
+        rules["starting_chips"] = rules["bet_levels"][0]  # (refused as a clash otherwise)
     e = raw_env(num_players=n, rules={"preset": preset, **rules})
     deck = sorted(e.rules.deck_cards())
     e.reset(seed=seed)
