@@ -200,6 +200,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         g = self.game
+        auction = g.phase == 5
         try:
             g.apply(action)
         except IllegalActionError as e:
@@ -215,6 +216,8 @@ class raw_env(AECEnv):
             for frm, to, amount in g.payments:
                 rewards[names[frm]] -= amount
                 rewards[names[to]] += amount
+                self.infos[names[frm]] = self._info(frm)  # its chips moved
+                self.infos[names[to]] = self._info(to)
             g.payments.clear()
             self._rewarded = True
             cum = self._cumulative_rewards
@@ -222,7 +225,8 @@ class raw_env(AECEnv):
                 cum[a] += r
         seat = g.acting_seat
         prev = self._seat_of[agent]
-        if seat < 0 or g.hand_no != self._hand_no or g.banker != self._banker:  # a new hand or banker
+        if seat < 0 or g.hand_no != self._hand_no or g.banker != self._banker or (auction and g.phase != 5):
+            # the episode ended, or a new hand, banker or deal
             self._hand_no, self._banker = g.hand_no, g.banker
             for i, a in enumerate(names):
                 self.infos[a] = self._info(i)

@@ -216,6 +216,9 @@ class Encoder:
                     f[seat[s] + 1] = 1.0
                 if oldph >= 0:
                     f[G + oldph] = 0.0
+                    if oldph == 5 and ph != 5:  # the auction is over: its bids go
+                        for sb in seat:
+                            f[sb + 4] = 0.0
                 f[G + ph] = 1.0
                 f[G + HANDS_DONE] = done
             elif code == 6:  # EV_STAKE (seat, hand, stake)
@@ -278,13 +281,22 @@ class Encoder:
                     f[b + 8] = total(vis[nk]) * 0.5
                 f[a + 6] -= 1.0
                 f[b + 6] += 1.0
-            elif code == 4:  # EV_RETURN (card, seat): the face-down 4 is shown and returned
-                _, c, s = ev
+            elif code == 4:  # EV_RETURN (card, seat, was_face_up, back_to_deck): swap or burn
+                _, c, s, was_up, back = ev
                 hb = hand[s * H]
                 f[hb + 6] -= 1.0
-                f[hb + 7] = 0.0
                 f[c * W + RET] = 1.0
-                f[G + CARDS_LEFT] += 1.0
+                if was_up:  # it was in everyone's view: take it out of the hand
+                    f[c * W + s * H] = 0.0
+                    if wild < 0:
+                        f[hb + 8] -= HALF[c]
+                    else:
+                        vis[s * H].remove(c)
+                        f[hb + 8] = total(vis[s * H]) * 0.5
+                else:
+                    f[hb + 7] = 0.0
+                if back:
+                    f[G + CARDS_LEFT] += 1.0
 
     def state(self) -> np.ndarray:
         """The full state for a centralised critic: every card's place (hidden ones

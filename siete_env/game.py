@@ -66,7 +66,7 @@ EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_
 EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
-EV_RETURN = 4  # (EV_RETURN, card, seat): a shown 4 goes back into the deck
+EV_RETURN = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck): an initial card leaves (swap/burn)
 EV_STATUS = 5  # (EV_STATUS, seat, hand, old_status, new_status)
 EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
 EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
@@ -531,6 +531,8 @@ class Game:
             self.first_decision = False
             self.raised = False
             self._turn(s, _DRAWP)
+            if kind == _KEEP:  # a kept pair (split_any_pair) or a wild card may bust or make 7½
+                self._check_total(s, h)
         else:  # banker
             if kind == _STAND:
                 self._set_status(s, 0, _STOOD)
@@ -570,6 +572,11 @@ class Game:
             self.phase = _SPLITP
             self._turn(s, _SPLITP)
             return
+        self._check_total(s, h)
+
+    def _check_total(self, s: int, h: int) -> None:
+        """After a card joins a punter hand: over 7½ it busts and pays, at 7½ it stands."""
+        k = s * self.H + h
         t = self.total[k]
         if t > SEVEN_HALF:
             self._reveal(s, h)  # a bust hand is shown
@@ -639,22 +646,26 @@ class Game:
         """Italian: the initial 3 or 4 is shown and put out of play; the top card replaces it."""
         k = s * self.H
         card = self.cards[k].pop()
+        was_up = self.hidden[k] != card
         self.total[k] = self.hand_total(self.cards[k])
         self.hidden[k] = -1
         self._public.append(card)
         self.burned.append(card)
-        self.events.append((EV_RETURN, card, s))
-        self._give(s, 0, False)
+        self.events.append((EV_RETURN, card, s, was_up, False))
+        self._give(s, 0, self._initial_up)
 
     def _swap_four(self, s: int) -> None:
         self.swaps[s] += 1
+        if self.pos >= len(self.deck):
+            self._reshuffle()  # before the 4 goes back, so that the shoe counts stay right
         k = s * self.H
         four = self.cards[k].pop()
+        was_up = self.hidden[k] != four
         self.total[k] = self.hand_total(self.cards[k])
         self.hidden[k] = -1
-        self._public.append(four)
-        self.events.append((EV_RETURN, four, s))
-        self._give(s, 0, False)
+        # Shown, but back in the deck: not one of this shoe's seen discards.
+        self.events.append((EV_RETURN, four, s, was_up, True))
+        self._give(s, 0, self._initial_up)
         rest = len(self.deck) - self.pos
         self.deck.insert(self.pos + rest // 2, four)
 

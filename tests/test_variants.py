@@ -374,3 +374,26 @@ def test_a_banker_without_chips_passes_the_bank_and_sits_out():
     L = e.layout
     obs = e.observe(P1)["observation"]
     assert obs[L.hand(2, 0)] == 1.0  # seat 0 (relative 2 for player_1) sits out: empty slot
+
+
+def test_keep_still_busts_or_stands_at_seven_half():
+    # A kept pair counts like any other card: 4 + 4 = 8 busts at once (split_any_pair).
+    e = table(["4o", "1c", "4c"], rules={"split_any_pair": True})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert legal(e) == {"SPLIT", "KEEP"}
+    play(e, [(P1, "KEEP")])
+    assert e.rewards == {P0: 1, P1: -1} and all(e.terminations.values())
+    # sota + the wild card kept: 7½ stands by itself (no raise after 7½).
+    e = table(["10c", "1c", "12o"], rules={"preset": ITALIAN, "max_splits": 1})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "KEEP")])
+    assert e.agent_selection == P0 and e.game.total[e.game.slot(1)] == 15
+
+
+def test_blackjack_style_swap_keeps_every_card_face_up():
+    e = table(["4o", "2c", "6e"], rules={"preset": "blackjack_style", "four_swap": "optional"})
+    play(e, [(P1, "SWAP_FOUR")])
+    g, L = e.game, e.layout
+    assert g.hidden[g.slot(1)] == -1
+    obs = e.observe(P0)["observation"]
+    assert obs[L.card(CARD_INDEX["4o"], 1, 0)] == 0.0 and obs[L.card(CARD_INDEX["6e"], 1, 0)] == 1.0
+    assert obs[L.hand(1, 0) + 8] == 6.0 and obs[L.hand(1, 0) + 7] == 0.0
