@@ -212,12 +212,14 @@ class raw_env(AECEnv):
             self._rewarded = False
         self._cumulative_rewards[agent] = 0
         names = self.possible_agents
+        paid = ()
         if g.payments:
+            paid = set()  # seats whose chips moved: their infos are refreshed below
             for frm, to, amount in g.payments:
                 rewards[names[frm]] -= amount
                 rewards[names[to]] += amount
-                self.infos[names[frm]] = self._info(frm)  # its chips moved
-                self.infos[names[to]] = self._info(to)
+                paid.add(frm)
+                paid.add(to)
             g.payments.clear()
             self._rewarded = True
             cum = self._cumulative_rewards
@@ -241,6 +243,9 @@ class raw_env(AECEnv):
             nxt = names[seat]
             self.infos[nxt] = self._info(seat)
             self.agent_selection = nxt
+        for p in paid:
+            if p != prev and p != seat:
+                self.infos[names[p]] = self._info(p)
 
     def _was_dead_step(self, action: None) -> None:
         """AECEnv's dead step, specialised: here every agent ends together, so the next

@@ -220,7 +220,10 @@ class Game:
         """Roles, empty hands and the NEW_HAND event for the current banker."""
         n, H = self.n, self.H
         b = self.banker
-        self.order = [(b + i) % n for i in range(1, n) if self.active((b + i) % n)]
+        if self._start_chips is None:
+            self.order = [(b + i) % n for i in range(1, n)]
+        else:
+            self.order = [(b + i) % n for i in range(1, n) if self.active((b + i) % n)]
         slots = n * H
         self.cards = [[] for _ in self._slot_range]
         self.hidden = [-1] * slots
@@ -239,7 +242,7 @@ class Game:
         self.new_banker = -1
         self._legal = None
         self.last_new_hand = len(self.events)
-        out = tuple(s for s in range(n) if s != b and s not in self.order)  # seats sitting out
+        out = () if self._start_chips is None else tuple(s for s in range(n) if s != b and s not in self.order)
         self.events.append(
             (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(self.seen_shoe), out)
         )
@@ -720,13 +723,14 @@ class Game:
                     self._pay(s, b, st)
         self._pass_bank(B, banker_reale, best_reale)
         self.hand_no += 1
-        playing = [s for s in range(self.n) if self.active(s)]
-        if self.hand_no >= self.rules.hands_per_episode or len(playing) < 2:
+        if self.hand_no >= self.rules.hands_per_episode or (
+            self._start_chips is not None and sum(self.active(s) for s in range(self.n)) < 2
+        ):
             self._turn(-1, _OVERP)
             return
         if self.new_banker >= 0:
             self.banker = self.new_banker
-        while not self.active(self.banker):  # a banker that cannot cover passes the bank on
+        while self._start_chips is not None and not self.active(self.banker):  # it passes the bank on
             self.banker = (self.banker + 1) % self.n
         if self._shoe:
             self.discards.extend(self.burned)
