@@ -313,9 +313,13 @@ class raw_env(AECEnv):
         k = seat * g.H + h
         hidden = g.hidden[k]
         blind = g.blind[k] if g.blind else -1
+        more = g.more_hidden[k] if g.more_hidden else ()
         return {
             "role": "banker" if seat == g.banker else "punter",
-            "hand": [_HIDDEN_IDS[c] if c == hidden else ("??" if c == blind else CARD_IDS[c]) for c in g.cards[k]],
+            "hand": [
+                _HIDDEN_IDS[c] if (c == hidden or c in more) else ("??" if c == blind else CARD_IDS[c])
+                for c in g.cards[k]
+            ],
             "hand_index": h,
             "total": g.total[k] * 0.5,
             "stake": g.stake[k],

@@ -110,6 +110,7 @@ class Encoder:
         self._seen = n * H + 2 if shoe else -1  # column of "seen earlier in this shoe"
         self._wild = game._wild
         self._vis: list[list[int]] = [[] for _ in range(n * H)]  # wild mode: face-up cards per slot
+        self._adj = [0] * (n * H)  # wild mode: -1 for a slot whose ace was declared ½
         self._W, self._H, self._G = L.W, H, L.GLOBAL
         self._fd = n * H  # column of "my face-down card"
         self._ret = n * H + 1  # column of "returned to the deck"
@@ -173,6 +174,10 @@ class Encoder:
                 row[base + h] = 1.0
                 row[base + self._fd] = 1.0
                 row[self._hand[h] + 8] = g.total[k0 + h] * 0.5  # the observer knows its true total
+                if g.more_hidden:
+                    for c in g.more_hidden[k0 + h]:
+                        row[c * self._W + h] = 1.0
+                        row[c * self._W + self._fd] = 1.0
         return row
 
     def _catch_up(self, events: list[tuple]) -> None:
@@ -184,7 +189,7 @@ class Encoder:
         f = self._pv
         W, H, RET, G = self._W, self._H, self._ret, self._G
         hand, seat = self._hand, self._seat
-        wild, vis, total = self._wild, self._vis, g.hand_total
+        wild, vis, total, adj = self._wild, self._vis, g.hand_total, self._adj
         for ev in events[start:]:
             code = ev[0]
             if code == 1:  # EV_DEAL (card, seat, hand, face_up)
@@ -201,7 +206,7 @@ class Encoder:
                         f[hb + 8] += HALF[c]
                     else:
                         vis[k].append(c)
-                        f[hb + 8] = total(vis[k]) * 0.5
+                        f[hb + 8] = total(vis[k], adj[k]) * 0.5
                 else:
                     f[hb + 7] = 1.0
             elif code == 5:  # EV_STATUS (seat, hand, old, new)
@@ -235,7 +240,7 @@ class Encoder:
                     f[hb + 8] += HALF[c]
                 else:
                     vis[k].append(c)
-                    f[hb + 8] = total(vis[k]) * 0.5
+                    f[hb + 8] = total(vis[k], adj[k]) * 0.5
             elif code == 8:  # EV_PAY (from, to, amount)
                 f[seat[ev[1]] + 2] -= ev[3]
                 f[seat[ev[2]] + 2] += ev[3]
@@ -255,8 +260,16 @@ class Encoder:
                 if wild >= 0:
                     for cards in vis:
                         cards.clear()
+                    adj[:] = [0] * len(adj)
             elif code == 10:  # EV_ANNOUNCE (seat)
                 f[seat[ev[1]] + 3] = 1.0
+            elif code == 12:  # EV_ACE_HALF (seat): the shown ace counts ½
+                k = ev[1] * H
+                if wild < 0:
+                    f[hand[k] + 8] -= 0.5
+                else:
+                    adj[k] = -1
+                    f[hand[k] + 8] = total(vis[k], -1) * 0.5
             elif code == 11:  # EV_BID (seat, amount)
                 f[seat[ev[1]] + 4] = ev[2]
             elif code == 9:  # EV_RESHUFFLE (shoe_size): the seen discards are back in the shoe
@@ -277,8 +290,8 @@ class Encoder:
                 else:
                     vis[k].remove(c)
                     vis[nk].append(c)
-                    f[a + 8] = total(vis[k]) * 0.5
-                    f[b + 8] = total(vis[nk]) * 0.5
+                    f[a + 8] = total(vis[k], adj[k]) * 0.5
+                    f[b + 8] = total(vis[nk], adj[nk]) * 0.5
                 f[a + 6] -= 1.0
                 f[b + 6] += 1.0
             elif code == 4:  # EV_RETURN (card, seat, was_face_up, back_to_deck): swap or burn
@@ -292,7 +305,7 @@ class Encoder:
                         f[hb + 8] -= HALF[c]
                     else:
                         vis[s * H].remove(c)
-                        f[hb + 8] = total(vis[s * H]) * 0.5
+                        f[hb + 8] = total(vis[s * H], adj[s * H]) * 0.5
                 else:
                     f[hb + 7] = 0.0
                 if back:
@@ -320,6 +333,8 @@ class Encoder:
                 if g.hidden[k] >= 0:
                     out[g.hidden[k] * W + n * H] = 1.0
                     out[hb + 7] = 1.0
+                    for c in g.more_hidden[k] if g.more_hidden else ():
+                        out[c * W + n * H] = 1.0
                 out[hb + g.status[k]] = 1.0
                 out[hb + 5] = g.stake[k]
                 out[hb + 6] = len(g.cards[k])

@@ -36,6 +36,7 @@ class ActionKind(enum.IntEnum):
     SELL_BANK = 11  # the banker sells the bank to the highest bid
     KEEP_BANK = 12  # the banker keeps the bank
     BURN = 13  # italian: show an initial 3 or 4; it is put out of play and the top card dealt
+    ACE_HALF = 14  # italian: declare an initial ace worth ½; every later card comes face-down
 
 
 class ActionDef(NamedTuple):
@@ -74,6 +75,7 @@ EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
 EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
 EV_ANNOUNCE = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
 EV_BID = 11  # (EV_BID, seat, amount): a bid for the bank
+EV_ACE_HALF = 12  # (EV_ACE_HALF, seat): the seat's initial ace now counts ½
 
 
 def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
@@ -92,6 +94,8 @@ def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
         acts.append(ActionDef("FUSILAR", ActionKind.FUSILAR, 0))
     if rules.burn_three_four:
         acts.append(ActionDef("BURN", ActionKind.BURN, 0))
+    if rules.ace_half:
+        acts.append(ActionDef("ACE_HALF", ActionKind.ACE_HALF, 0))
     if rules.bank_auction:
         acts.append(ActionDef("NO_BID", ActionKind.NO_BID, 0))
         acts += [ActionDef(f"BID_{k}", ActionKind.BID, k) for k in rules.auction_bids]
@@ -103,9 +107,8 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
 
-_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB, _BURN = range(
-    14
-)
+(_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB, _BURN,
+ _ACE) = range(15)  # fmt: skip
 _BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP = range(6)
 _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 
@@ -128,7 +131,7 @@ class Game:
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -170,6 +173,9 @@ class Game:
         self.burned: list[int] = []  # cards burned this hand (out of play)
         self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
         self._start_chips = rules.starting_chips
+        self._ace_id = names.index("ACE_HALF") if rules.ace_half else -1
+        self.ace_half: list[bool] = []  # per slot: its initial ace declared ½ (empty when off)
+        self.more_hidden: list[list[int]] = []  # per slot: face-down cards after the first
         self._auction = rules.bank_auction
         self.bids = [0] * num_players
         if self._auction:
@@ -234,6 +240,9 @@ class Game:
         self.splits = [0] * n
         self.burned = []
         self.swaps = [0] * n
+        if self._ace_id >= 0:
+            self.ace_half = [False] * slots
+            self.more_hidden = [[] for _ in range(slots)]
         if self.rules.triplee:
             self.triple = [False] * slots
         if self._fusil_id >= 0 or self._canto:
@@ -297,9 +306,11 @@ class Game:
         if self._wild < 0:
             self.total[k] += VALUE2[c]
         else:
-            self.total[k] = self.hand_total(self.cards[k])
+            self.total[k] = self._slot_total(k)
         if face_up:
             self._public.append(c)
+        elif self.hidden[k] >= 0:  # a declared ½ ace: every later card comes face-down too
+            self.more_hidden[k].append(c)
         else:
             self.hidden[k] = c
         self.events.append((EV_DEAL, c, s, h, face_up))
@@ -314,11 +325,14 @@ class Game:
         self._exhausted = True
         self.events.append((EV_RESHUFFLE, len(self.deck)))
 
-    def hand_total(self, cards: Sequence[int]) -> int:
-        """Total in half points; the wild card counts what gives the best total <= 7½
-        (alone it counts ½)."""
+    def _slot_total(self, k: int) -> int:
+        return self.hand_total(self.cards[k], -1 if (self.ace_half and self.ace_half[k]) else 0)
+
+    def hand_total(self, cards: Sequence[int], adjust: int = 0) -> int:
+        """Total in half points (``adjust`` added to the cards' sum: -1 for an ace declared
+        ½); the wild card counts what gives the best total <= 7½ (alone it counts ½)."""
         wild = self._wild
-        base = sum(VALUE2[c] for c in cards if c != wild)
+        base = sum(VALUE2[c] for c in cards if c != wild) + adjust
         if wild < 0 or wild not in cards:
             return base
         if len(cards) == 1:
@@ -346,6 +360,11 @@ class Game:
             self.hidden[k] = -1
             self._public.append(c)
             self.events.append((EV_REVEAL, c, s, h))
+            if self.more_hidden and self.more_hidden[k]:
+                for c in self.more_hidden[k]:
+                    self._public.append(c)
+                    self.events.append((EV_REVEAL, c, s, h))
+                self.more_hidden[k] = []
 
     def _set_status(self, s: int, h: int, st: int) -> None:
         k = s * self.H + h
@@ -429,7 +448,8 @@ class Game:
                 and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
-            key = (ph, can_draw, raise_from, shoot, cap)
+            down_only = bool(self.ace_half) and self.ace_half[k]
+            key = (ph, can_draw, raise_from, shoot, cap, down_only)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -438,8 +458,9 @@ class Game:
             # the loop of a deck whose last cards are 4s.
             swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < 4
             burn = first and self._burn_id >= 0 and rank in (3, 4)
+            ace = first and self._ace_id >= 0 and rank == 1 and not self.ace_half[k]
             cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
-            key = (ph, swap, burn, cap)
+            key = (ph, swap, burn, cap, ace)
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
@@ -458,15 +479,18 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot, cap = key
-            acts = [_STAND] + (([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP]) if can_draw else [])
+            _, can_draw, raise_from, shoot, cap, down_only = key
+            draws = [_HIT_DOWN] if down_only else ([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP])
+            acts = [_STAND] + (draws if can_draw else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
             return tuple(acts)
         if ph == _BETP:
-            _, swap, burn, cap = key
+            _, swap, burn, cap, ace = key
             bets = tuple(a for a, k in zip(self._bet_ids, self._levels, strict=True) if k <= cap)
+            if ace:
+                bets = (self._ace_id, *bets)
             if swap:
                 if self._swap_mode == "mandatory":
                     return (_SWAP,)
@@ -518,6 +542,8 @@ class Game:
                 self._swap_four(s)
             elif kind == _BURN:
                 self._burn(s)
+            elif kind == _ACE:
+                self._declare_ace(s)
             else:
                 self.stake[s * self.H + h] = arg
                 self.events.append((EV_STAKE, s, h, arg))
@@ -554,7 +580,7 @@ class Game:
         k = s * self.H + h
         cards = self.cards[k]
         was_single = len(cards) == 1
-        if not face_up:
+        if not face_up and not (self.ace_half and self.ace_half[k]):
             self._reveal(s, h)
         c = self._give(s, h, face_up)
         self.first_decision = False
@@ -640,17 +666,25 @@ class Game:
         self.nhands[s] += 1
         self.splits[s] += 1
         self.cards[s * H + nh].append(c)
-        self.total[k] = self.hand_total(self.cards[k])
-        self.total[s * H + nh] = self.hand_total(self.cards[s * H + nh])
+        self.total[k] = self._slot_total(k)
+        self.total[s * H + nh] = self._slot_total(s * H + nh)
         self.events.append((EV_MOVE, c, s, h, nh))
         self._set_status(s, nh, _WAITING)
+
+    def _declare_ace(self, s: int) -> None:
+        """Italian: the initial ace is declared (shown) worth ½; later cards come face-down."""
+        k = s * self.H
+        self._reveal(s, 0)
+        self.ace_half[k] = True
+        self.total[k] = self._slot_total(k)
+        self.events.append((EV_ACE_HALF, s))
 
     def _burn(self, s: int) -> None:
         """Italian: the initial 3 or 4 is shown and put out of play; the top card replaces it."""
         k = s * self.H
         card = self.cards[k].pop()
         was_up = self.hidden[k] != card
-        self.total[k] = self.hand_total(self.cards[k])
+        self.total[k] = self._slot_total(k)
         self.hidden[k] = -1
         self._public.append(card)
         self.burned.append(card)
@@ -664,7 +698,7 @@ class Game:
         k = s * self.H
         four = self.cards[k].pop()
         was_up = self.hidden[k] != four
-        self.total[k] = self.hand_total(self.cards[k])
+        self.total[k] = self._slot_total(k)
         self.hidden[k] = -1
         # Shown, but back in the deck: not one of this shoe's seen discards.
         self.events.append((EV_RETURN, four, s, was_up, True))
@@ -695,7 +729,7 @@ class Game:
                     self.blind[k] = -1
                     self._public.append(c)
                     self.events.append((EV_REVEAL, c, s, h))
-                    P = self.total[k] = self.hand_total(self.cards[k])
+                    P = self.total[k] = self._slot_total(k)
                     if P > SEVEN_HALF:
                         self._set_status(s, h, _BUST)
                         self._pay(s, b, st)

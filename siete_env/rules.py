@@ -45,6 +45,9 @@ class Rules(BaseModel):
     """[§3.1] Italian: an initial 3 or 4 may be burnt (BURN): shown, put out of play for the
     hand, and replaced by the top card, again while a 3 or 4 comes (004). It covers the 4s:
     use it with ``four_swap: off``."""
+    ace_half: bool = False
+    """[§7] Italian: an initial ace may be declared worth ½ (ACE_HALF, shown); every later
+    card of that hand then comes face-down (004)."""
     bet_levels: tuple[int, ...] = (1, 2, 3, 4, 5)
     """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
     raise_on_draw: bool = True

@@ -34,19 +34,21 @@ def reference_observation(env, o: int) -> np.ndarray:
             k = s * H + h
             hb = L.hand(r, h)
             seen = []
+            hidden = {g.hidden[k], *(g.more_hidden[k] if g.more_hidden else ())} - {-1}
             for c in g.cards[k]:
                 if c == blind[k]:
                     continue
-                if c != g.hidden[k] or s == o:
+                if c not in hidden or s == o:
                     out[L.card(c, r, h)] = 1
                     seen.append(c)
-            if s == o and g.hidden[k] >= 0:
-                out[L.own_face_down(g.hidden[k])] = 1
+            if s == o:
+                for c in hidden:
+                    out[L.own_face_down(c)] = 1
             out[hb + g.status[k]] = 1
             out[hb + 5] = g.stake[k]
             out[hb + 6] = len(g.cards[k])
             out[hb + 7] = g.hidden[k] >= 0 or blind[k] >= 0
-            out[hb + 8] = g.hand_total(seen) / 2
+            out[hb + 8] = g.hand_total(seen, -1 if (g.ace_half and g.ace_half[k]) else 0) / 2
         sb = L.seat(r)
         out[sb] = s == g.banker
         out[sb + 1] = s == g.acting_seat
@@ -67,6 +69,7 @@ EXTRAS = [
     {"hands_per_episode": 6},
     {"hands_per_episode": 4, "starting_chips": 5},
     {"split_any_pair": True, "hands_per_episode": 3},
+    {"ace_half": True, "triplee": True, "hands_per_episode": 3},
 ]
 
 
@@ -89,7 +92,7 @@ def test_observations_match_a_from_scratch_reference(preset, n):
                 continue
             legal = np.flatnonzero(obs["action_mask"])
             # favour the rarer mechanics so that they are exercised
-            rare = [a for a in legal if names[a] in ("SWAP_FOUR", "SPLIT", "BURN", "FUSILAR", "SELL_BANK")]
+            rare = [a for a in legal if names[a] in ("SWAP_FOUR", "SPLIT", "BURN", "FUSILAR", "SELL_BANK", "ACE_HALF")]
             hits = [a for a in legal if names[a].startswith("HIT")]
             if rare and rng.random() < 0.7:
                 a = rng.choice(rare)

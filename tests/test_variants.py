@@ -38,7 +38,7 @@ def test_all_face_up_blackjack_style():
     assert g.hidden[g.slot(1)] == -1  # the punter's first card is face-up
     assert e.observe(P0)["observation"][L.card(CARD_INDEX["5o"], 1, 0)] == 1.0  # the banker sees it
     play(e, [(P1, "BET_2")])
-    assert legal(e) == {"STAND", "HIT_UP", "RAISE_3", "RAISE_4", "RAISE_5"} - {"RAISE_3", "RAISE_4", "RAISE_5"}
+    assert legal(e) == {"STAND", "HIT_UP"}
     play(e, [(P1, "HIT_UP")])  # 6
     assert "HIT_DOWN" not in legal(e)
     play(e, [(P1, "STAND")])
@@ -397,3 +397,43 @@ def test_blackjack_style_swap_keeps_every_card_face_up():
     obs = e.observe(P0)["observation"]
     assert obs[L.card(CARD_INDEX["4o"], 1, 0)] == 0.0 and obs[L.card(CARD_INDEX["6e"], 1, 0)] == 1.0
     assert obs[L.hand(1, 0) + 8] == 6.0 and obs[L.hand(1, 0) + 7] == 0.0
+
+
+def test_ace_declared_half_and_later_cards_face_down():
+    # 004: "se si riceve come prima carta un asso, si può scegliere se assegnargli un valore
+    # di mezzo punto oppure mantenerne il valore nominale di 1 punto. Se si sceglie di far
+    # valere l'asso mezzo punto lo si deve dichiarare e le carte successive vanno date
+    # coperte".
+    rules = {"preset": ITALIAN, "ace_half": True}
+    e = table(["1o", "5c", "6e", "1c", "2b"], rules=rules)
+    assert legal(e) == {"ACE_HALF", "BET_1", "BET_2", "BET_3", "BET_4", "BET_5"}
+    play(e, [(P1, "ACE_HALF")])
+    g, L = e.game, e.layout
+    assert g.total[g.slot(1)] == 1 and "ACE_HALF" not in legal(e)
+    assert e.observe(P0)["observation"][L.hand(1, 0) + 8] == 0.5  # the table sees the ½ ace
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}  # later cards only face-down
+    play(e, [(P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # 6 and 1, both face-down: ½ + 6 + 1 = 7½
+    # at 7½ the hand stands and (reveal_seven_half) every hidden card is shown
+    assert e.infos[P1]["hand"] == ["1o", "6e", "1c"] and g.hidden[g.slot(1)] == -1
+    # 7½ stands by itself and (reveal_seven_half) is shown; the banker 5 + 2 = 7 loses:
+    # plain 7½ is even money in the italian preset.
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")], {P0: 0, P1: 0})
+    assert r == {P0: -1, P1: 1}
+    # Without the option an ace counts 1 and later cards may come face-up.
+    e = table(["1o", "5c"], rules=ITALIAN)
+    assert "ACE_HALF" not in legal(e)
+
+
+def test_declared_ace_keeps_several_cards_hidden_from_the_table():
+    rules = {"preset": ITALIAN, "ace_half": True, "reveal_seven_half": False}
+    e = table(["1o", "5c", "2e", "3c"], rules=rules)
+    play(e, [(P1, "ACE_HALF"), (P1, "BET_1"), (P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # ½ + 2 + 3
+    g, L = e.game, e.layout
+    assert e.infos[P1]["hand"] == ["1o", "2e*", "3c*"] and e.infos[P1]["total"] == 5.5
+    banker = e.observe(P0)["observation"]
+    assert banker[L.hand(1, 0) + 8] == 0.5 and banker[L.hand(1, 0) + 6] == 3.0
+    assert banker[L.card(CARD_INDEX["2e"], 1, 0)] == 0.0 and banker[L.card(CARD_INDEX["3c"], 1, 0)] == 0.0
+    mine = e.observe(P1)["observation"]
+    assert mine[L.own_face_down(CARD_INDEX["2e"])] == 1.0 and mine[L.own_face_down(CARD_INDEX["3c"])] == 1.0
+    assert mine[L.hand(0, 0) + 8] == 5.5
