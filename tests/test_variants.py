@@ -429,7 +429,7 @@ def test_declared_ace_keeps_several_cards_hidden_from_the_table():
     rules = {"preset": ITALIAN, "ace_half": True, "reveal_seven_half": False}
     e = table(["1o", "5c", "2e", "3c"], rules=rules)
     play(e, [(P1, "ACE_HALF"), (P1, "BET_1"), (P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # ½ + 2 + 3
-    g, L = e.game, e.layout
+    L = e.layout
     assert e.infos[P1]["hand"] == ["1o", "2e*", "3c*"] and e.infos[P1]["total"] == 5.5
     banker = e.observe(P0)["observation"]
     assert banker[L.hand(1, 0) + 8] == 0.5 and banker[L.hand(1, 0) + 6] == 3.0
