@@ -60,8 +60,8 @@ class TableView:
 
 
 def _keep_out_of_auction(ids: dict[str, int], mask: np.ndarray) -> int:
-    """No bid for the bank; a banker keeps it."""
-    for name in ("NO_BID", "KEEP_BANK"):
+    """No bid for the bank (a banker keeps it), no side bet."""
+    for name in ("NO_BID", "KEEP_BANK", "NO_SIDE_BET"):
         if name in ids and mask[ids[name]]:
             return ids[name]
     return int(np.flatnonzero(mask)[0])
@@ -123,7 +123,7 @@ class BankerThreshold:
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
         ph = self.view.phase(o)
-        if ph == Phase.AUCTION:
+        if ph in (Phase.AUCTION, Phase.SIDE_BETS):
             return _keep_out_of_auction(self.ids, mask)
         if ph != Phase.BANKER:
             return ThresholdPunter(self.env, self.threshold)(obs)

@@ -11,8 +11,8 @@ the observer itself and ``r = 1`` the next seat in turn order.
 | | | ``c*W + n*H`` | 1 if ``c`` is the observer's own face-down card |
 | | | ``c*W + n*H + 1`` | 1 if ``c`` was shown going back into the deck (a swapped 4) and has not been seen face-up since |
 | hands | ``n*H*9`` | ``HANDS + (r*H + h)*9 + k`` | ``k=0..4``: status one-hot (empty, waiting, playing, stood, bust); ``5``: stake; ``6``: number of cards; ``7``: 1 if it holds a face-down card; ``8``: total of the cards the observer can see in it (all of them for its own hands), in points |
-| seats | ``n*5`` | ``SEATS + r*5 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode; ``3``: announced 7½ (canto) or shot (fusilar) this hand; ``4``: its bid for the bank in the current auction |
-| global | 8 | ``GLOBAL + k`` | ``0..5``: phase one-hot (bet, draw, split, banker, over, auction; only the deciding punter sees "split", the others see "draw"); ``6``: hands finished this episode; ``7``: cards left in the deck (the shoe) |
+| seats | ``n*6`` | ``SEATS + r*6 + k`` | ``0``: is the banker; ``1``: is the seat to act; ``2``: net chips this episode; ``3``: announced 7½ (canto) or shot (fusilar) this hand; ``4``: its bid for the bank in the current auction; ``5``: side bets placed on its hand this hand |
+| global | 9 | ``GLOBAL + k`` | ``0..6``: phase one-hot (bet, draw, split, banker, over, auction, side bets; only the deciding punter sees "split", the others see "draw"); ``7``: hands finished this episode; ``8``: cards left in the deck (the shoe) |
 
 Never encoded: another seat's face-down card, the order of the deck, or anything
 derived from them (a face-down card only counts in the "number of cards" and
@@ -34,8 +34,8 @@ from .game import (
 
 HALF = tuple(v * 0.5 for v in VALUE2)  # card values in points
 HAND_FEATURES = 9
-SEAT_FEATURES = 5
-GLOBAL_FEATURES = 8
+SEAT_FEATURES = 6
+GLOBAL_FEATURES = 9
 N_PHASES = len(Phase)
 HANDS_DONE = N_PHASES  # global feature offsets
 CARDS_LEFT = N_PHASES + 1
@@ -64,6 +64,7 @@ class Layout:
             b = self.SEATS + r * SEAT_FEATURES
             low[b + 2], high[b + 2] = -np.inf, np.inf
             high[b + 4] = np.inf
+            high[b + 5] = np.inf
         high[self.GLOBAL + HANDS_DONE] = hands_per_episode
         high[self.GLOBAL + CARDS_LEFT] = N_CARDS
         self.low, self.high = low, high
@@ -270,6 +271,8 @@ class Encoder:
                 else:
                     adj[k] = -1
                     f[hand[k] + 8] = total(vis[k], -1) * 0.5
+            elif code == 13:  # EV_SIDE (target, stake)
+                f[seat[ev[1]] + 5] += ev[2]
             elif code == 11:  # EV_BID (seat, amount)
                 f[seat[ev[1]] + 4] = ev[2]
             elif code == 9:  # EV_RESHUFFLE (shoe_size): the seen discards are back in the shoe
@@ -346,6 +349,7 @@ class Encoder:
             out[sb0 + s * SEAT_FEATURES + 2] = g.chips[s]
             out[sb0 + s * SEAT_FEATURES + 3] = 1.0 if g.announced[s] else 0.0
             out[sb0 + s * SEAT_FEATURES + 4] = g.bids[s] if g.phase == 5 else 0.0
+            out[sb0 + s * SEAT_FEATURES + 5] = len(g.side_on[s]) * g.rules.side_bet_stake if g.side_on else 0.0
         gb = sb0 + n * SEAT_FEATURES
         out[gb + g.phase] = 1.0
         out[gb + HANDS_DONE] = g.hand_no

@@ -37,6 +37,8 @@ class ActionKind(enum.IntEnum):
     KEEP_BANK = 12  # the banker keeps the bank
     BURN = 13  # italian: show an initial 3 or 4; it is put out of play and the top card dealt
     ACE_HALF = 14  # italian: declare an initial ace worth ½; every later card comes face-down
+    NO_SIDE_BET = 15  # no side bet
+    SIDE_BET = 16  # back the hand of the seat ``arg`` places after the bettor
 
 
 class ActionDef(NamedTuple):
@@ -52,6 +54,7 @@ class Phase(enum.IntEnum):
     BANKER = 3  # the banker plays, all cards face-up
     OVER = 4  # the episode is over
     AUCTION = 5  # before a hand's deal: punters bid for the bank, the banker sells or keeps
+    SIDE_BETS = 6  # after the deal: each punter may back another punter's hand
 
 
 class Status(enum.IntEnum):
@@ -76,9 +79,10 @@ EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
 EV_ANNOUNCE = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
 EV_BID = 11  # (EV_BID, seat, amount): a bid for the bank
 EV_ACE_HALF = 12  # (EV_ACE_HALF, seat): the seat's initial ace now counts ½
+EV_SIDE = 13  # (EV_SIDE, target_seat, stake): a side bet was placed on the seat's hand
 
 
-def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
+def build_actions(rules: Rules, num_players: int = 2) -> tuple[ActionDef, ...]:
     """The flat action table for these rules; the index of an action is its id."""
     acts = [
         ActionDef("STAND", ActionKind.STAND, 0),
@@ -96,6 +100,9 @@ def build_actions(rules: Rules) -> tuple[ActionDef, ...]:
         acts.append(ActionDef("BURN", ActionKind.BURN, 0))
     if rules.ace_half:
         acts.append(ActionDef("ACE_HALF", ActionKind.ACE_HALF, 0))
+    if rules.side_bets:
+        acts.append(ActionDef("NO_SIDE_BET", ActionKind.NO_SIDE_BET, 0))
+        acts += [ActionDef(f"SIDE_BET_{r}", ActionKind.SIDE_BET, r) for r in range(1, num_players)]
     if rules.bank_auction:
         acts.append(ActionDef("NO_BID", ActionKind.NO_BID, 0))
         acts += [ActionDef(f"BID_{k}", ActionKind.BID, k) for k in rules.auction_bids]
@@ -109,7 +116,7 @@ class IllegalActionError(ValueError):
 
 (_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB, _BURN,
  _ACE) = range(15)  # fmt: skip
-_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP = range(6)
+_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP, _SIDEP = range(7)
 _EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
 
 
@@ -131,7 +138,7 @@ class Game:
         "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -139,7 +146,7 @@ class Game:
         self.n = num_players
         self.max_splits = rules.splits_for(num_players)
         self.H = self.hands_per_seat = 1 + self.max_splits
-        self.actions = build_actions(rules)
+        self.actions = build_actions(rules, num_players)
         self.shuffle = shuffle
         self._levels = rules.bet_levels
         self._top = rules.bet_levels[-1]
@@ -174,6 +181,12 @@ class Game:
         self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
         self._start_chips = rules.starting_chips
         self._ace_id = names.index("ACE_HALF") if rules.ace_half else -1
+        # NO_SIDE_BET, then SIDE_BET_r at index r (empty without side bets)
+        self._side_ids = (
+            [names.index("NO_SIDE_BET")] + [names.index(f"SIDE_BET_{r}") for r in range(1, num_players)]
+            if rules.side_bets else []
+        )  # fmt: skip
+        self.side_on: list[list[int]] = []  # per seat: the seats backing its first hand
         self.ace_half: list[bool] = []  # per slot: its initial ace declared ½ (empty when off)
         self.more_hidden: list[list[int]] = []  # per slot: face-down cards after the first
         self._auction = rules.bank_auction
@@ -240,6 +253,7 @@ class Game:
         self.splits = [0] * n
         self.burned = []
         self.swaps = [0] * n
+        self.side_on = []
         if self._ace_id >= 0:
             self.ace_half = [False] * slots
             self.more_hidden = [[] for _ in range(slots)]
@@ -268,6 +282,26 @@ class Game:
                 self._give(s, 0, up)
         if self.can_draw():
             self._give(self.banker, 0, False)
+        if self._side_ids and len(self.order) >= 2:
+            self.side_on = [[] for _ in range(self.n)]
+            self.turn = 0
+            self.hand = 0
+            return self._turn(self.order[0], _SIDEP)
+        self.turn = -1
+        self._next_punter()
+
+    def _side_step(self, action: int) -> None:
+        """Side bets (000 §9): after the deal each punter in turn may back another punter's
+        hand, without a say in its play."""
+        s = self.seat
+        if action != self._side_ids[0]:
+            r = self._side_ids.index(action)  # SIDE_BET_r: the seat r places after this one
+            target = (s + r) % self.n
+            self.side_on[target].append(s)
+            self.events.append((EV_SIDE, target, self.rules.side_bet_stake))
+        self.turn += 1
+        if self.turn < len(self.order):
+            return self._turn(self.order[self.turn], _SIDEP)
         self.turn = -1
         self._next_punter()
 
@@ -371,6 +405,23 @@ class Game:
         self.events.append((EV_STATUS, s, h, self.status[k], st))
         self.status[k] = st
 
+    def _result(self, s: int, h: int, mult: int) -> None:
+        """Settle a punter hand: it wins ``mult`` times its stake (loses, if negative); side
+        bets on a seat's first hand follow it at their own stake."""
+        b = self.banker
+        st = self.stake[s * self.H + h]
+        if mult > 0:
+            self._pay(b, s, st * mult)
+        else:
+            self._pay(s, b, -st * mult)
+        if h == 0 and self.side_on and self.side_on[s]:
+            side = self.rules.side_bet_stake
+            for bettor in self.side_on[s]:
+                if mult > 0:
+                    self._pay(b, bettor, side * mult)
+                else:
+                    self._pay(bettor, b, -side * mult)
+
     def _turn(self, seat: int, phase: int) -> None:
         self.phase = phase
         if seat >= 0:
@@ -465,6 +516,10 @@ class Game:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
             key = (ph, can_draw, self._forced_banker and t < 12, chase)
+        elif ph == _SIDEP:
+            s = self.seat
+            can = self._start_chips is None or self.budget(s) >= self.rules.side_bet_stake
+            key = (ph, s, tuple(self.order) if can else ())
         elif ph == _AUCTIONP:
             cap = 1 << 30 if self._start_chips is None else self.balance(self.seat)
             key = (ph, self.seat == self.banker, max(self.bids), cap)
@@ -500,6 +555,9 @@ class Game:
             return bets
         if ph == _SPLITP:
             return (_SPLIT, _KEEP)
+        if ph == _SIDEP:
+            _, s, punters = key
+            return (self._side_ids[0], *(self._side_ids[(t - s) % self.n] for t in punters if t != s))
         if ph == _AUCTIONP:
             ids = self._auction_ids
             if key[1]:
@@ -553,6 +611,8 @@ class Game:
                 self._turn(s, _DRAWP)
         elif ph == _AUCTIONP:
             self._auction_step(kind, arg)
+        elif ph == _SIDEP:
+            self._side_step(action)
         elif ph == _SPLITP:
             if kind == _SPLIT:
                 self._split(s, h)
@@ -610,7 +670,7 @@ class Game:
         if t > SEVEN_HALF:
             self._reveal(s, h)  # a bust hand is shown
             self._set_status(s, h, _BUST)
-            self._pay(s, self.banker, self.stake[k])
+            self._result(s, h, -1)
             self._end_punter_hand()
         elif t == SEVEN_HALF:
             if self._reveal75:
@@ -722,7 +782,7 @@ class Game:
                 self._reveal(s, h)  # showdown: standing hands are shown
                 P, st = self.total[k], self.stake[k]
                 if self.triple and self.triple[k]:  # triplèe: paid triple, whatever the banker has
-                    self._pay(b, s, st * self.rules.triplee_pays)
+                    self._result(s, h, self.rules.triplee_pays)
                     continue
                 if self.blind and self.blind[k] >= 0:  # a shot 7: its card is shown now
                     c = self.blind[k]
@@ -732,11 +792,11 @@ class Game:
                     P = self.total[k] = self._slot_total(k)
                     if P > SEVEN_HALF:
                         self._set_status(s, h, _BUST)
-                        self._pay(s, b, st)
+                        self._result(s, h, -1)
                     elif B == SEVEN_HALF:
-                        self._pay(s, b, st * self._both75)
+                        self._result(s, h, -self._both75)
                     else:
-                        self._pay(b, s, st * self.rules.fusilar_pays)
+                        self._result(s, h, self.rules.fusilar_pays)
                     continue
                 p_reale = reale and P == SEVEN_HALF and self.is_reale(k)
                 if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
@@ -746,15 +806,15 @@ class Game:
                         mult = self._both_reale if p_reale else self._breale
                     else:
                         mult = self._both75 if P == SEVEN_HALF else self._b75
-                    self._pay(s, b, st * mult)
+                    self._result(s, h, -mult)
                 elif banker_bust or P > B:
                     if p_reale:
                         mult = self._reale_pays
                     else:
                         mult = self._pays if P == SEVEN_HALF else 1
-                    self._pay(b, s, st * mult)
+                    self._result(s, h, mult)
                 else:
-                    self._pay(s, b, st)
+                    self._result(s, h, -1)
         self._pass_bank(B, banker_reale, best_reale)
         self.hand_no += 1
         if self.hand_no >= self.rules.hands_per_episode or (

@@ -111,6 +111,12 @@ class Rules(BaseModel):
     makes; they never take the bank (004)."""
     triplee_pays: int = 3
     """[§7] Multiple of the stake paid to a triplèe."""
+    side_bets: bool = False
+    """[§7] After the deal each punter in turn may back another punter's first hand
+    (SIDE_BET_r: the seat r places after it; NO_SIDE_BET), without a say in its play; the
+    side bet wins or loses with that hand, at ``side_bet_stake`` (000 §9 "Las apuestas")."""
+    side_bet_stake: int = Field(default=1, ge=1)
+    """[§7] The stake of a side bet."""
     hands_per_episode: int = Field(default=1, ge=1)
     """[§6] Hands played in one episode (a session)."""
     starting_chips: int | None = Field(default=None, ge=1)

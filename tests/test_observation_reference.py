@@ -55,6 +55,7 @@ def reference_observation(env, o: int) -> np.ndarray:
         out[sb + 2] = g.chips[s]
         out[sb + 3] = g.announced[s] if g.announced else 0
         out[sb + 4] = g.bids[s] if g.phase == 5 else 0
+        out[sb + 5] = len(g.side_on[s]) * g.rules.side_bet_stake if g.side_on else 0
     ph = g.phase
     if ph == 2 and o != g.seat:
         ph = 1  # only the deciding punter sees the split phase
@@ -70,6 +71,7 @@ EXTRAS = [
     {"hands_per_episode": 4, "starting_chips": 5},
     {"split_any_pair": True, "hands_per_episode": 3},
     {"ace_half": True, "triplee": True, "hands_per_episode": 3},
+    {"side_bets": True, "hands_per_episode": 2},
 ]
 
 

@@ -22,6 +22,7 @@ rule_overrides = st.fixed_dictionaries(
         "bet_levels": st.sampled_from([[1], [1, 2], [1, 2, 3, 4, 5], [2, 5, 10]]),
         "triplee": st.booleans(),
         "ace_half": st.booleans(),
+        "side_bets": st.booleans(),
         "burn_three_four": st.booleans(),
         "reveal_seven_half": st.booleans(),
         "starting_chips": st.sampled_from([None, 1, 3, 10]),

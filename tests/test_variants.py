@@ -437,3 +437,24 @@ def test_declared_ace_keeps_several_cards_hidden_from_the_table():
     mine = e.observe(P1)["observation"]
     assert mine[L.own_face_down(CARD_INDEX["2e"])] == 1.0 and mine[L.own_face_down(CARD_INDEX["3c"])] == 1.0
     assert mine[L.hand(0, 0) + 8] == 5.5
+
+
+def test_side_bets_follow_the_backed_hand():
+    # 000 §9: "También puede establecerse la posibilidad de apostar sobre las jugadas ajenas
+    # ... La apuesta sobre la jugada ajena no da voz ni voto: el jugador que pide carta, se
+    # abre o se planta es el que tiene el turno."
+    # 4 players, banker 0: after the deal seat 1 backs nobody, seat 2 backs seat 1 (2 places
+    # after it: SIDE_BET_3), seat 3 backs seat 2 (SIDE_BET_3 as well). Seat 1 makes 7½ (2x),
+    # seat 2 busts; the banker stands on 5.
+    rules = {"side_bets": True}
+    e = table(["7o", "6c", "2e", "5b", "10o", "6e", "1e"], n=4, rules=rules)
+    assert e.agent_selection == P1 and legal(e) == {"NO_SIDE_BET", "SIDE_BET_1", "SIDE_BET_2"}
+    r = play(e, [(P1, "NO_SIDE_BET"), (P2, "SIDE_BET_3"), ("player_3", "SIDE_BET_3")])
+    L = e.layout
+    assert e.observe(P0)["observation"][L.seat(1) + 5] == 1.0  # side bets are public
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP")], r)  # 7 + sota: 7½
+    r = play(e, [(P2, "BET_1"), (P2, "HIT_UP")], r)  # 6 + 6: bust, its backer pays at once
+    assert r == {P0: 2, P2: -1, "player_3": -1, P1: 0}
+    r = play(e, [("player_3", "BET_1"), ("player_3", "HIT_UP"), ("player_3", "STAND"), (P0, "STAND")], r)
+    # seat 1: +4 and its backer seat 2: +2; seat 3 (2 + 1 = 3) loses 1 to the banker's 5.
+    assert r == {P0: 2 - 4 - 2 + 1, P1: 4, P2: -1 + 2, "player_3": -1 - 1}
