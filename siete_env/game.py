@@ -780,7 +780,7 @@ class Game:
                 if self.status[k] != _STOOD:
                     continue
                 self._reveal(s, h)  # showdown: standing hands are shown
-                P, st = self.total[k], self.stake[k]
+                P = self.total[k]
                 if self.triple and self.triple[k]:  # triplèe: paid triple, whatever the banker has
                     self._result(s, h, self.rules.triplee_pays)
                     continue
