@@ -112,7 +112,7 @@ class Encoder:
         self._wild = game._wild
         self._vis: list[list[int]] = [[] for _ in range(n * H)]  # wild mode: face-up cards per slot
         self._adj = [0] * (n * H)  # wild mode: -1 for a slot whose ace was declared ½
-        self._W, self._H, self._G = L.W, H, L.GLOBAL
+        self._W, self._H, self._G, self._D = L.W, H, L.GLOBAL, D
         self._fd = n * H  # column of "my face-down card"
         self._ret = n * H + 1  # column of "returned to the deck"
         # Public view: the observation layout with absolute seats (relative seat r = seat r),
@@ -160,7 +160,9 @@ class Encoder:
         g = self.game
         if self._cursor < len(g.events):
             self._catch_up(g.events)
-        row = self.pub[self._gather[o]]
+        # Seat 0's relative order is the absolute one: a plain copy (its private columns are
+        # zero in the public view, as the gather would make them).
+        row = self.pub[: self._D].copy() if o == 0 else self.pub[self._gather[o]]
         if g.phase == 2 and o != g.seat:
             # Whether a punter may split shows that its hidden card is a figure: only the
             # punter knows it is deciding; the table sees it still drawing.
@@ -168,17 +170,17 @@ class Encoder:
             row[self._G + 1] = 1.0
         k0 = o * self._H
         hidden = g.hidden
+        W = self._W
         for h in range(g.nhands[o]):
             c = hidden[k0 + h]
             if c >= 0:  # the observer's own face-down card: relative seat 0, hand h
-                base = c * self._W
-                row[base + h] = 1.0
-                row[base + self._fd] = 1.0
+                row[c * W + h] = 1.0
+                row[c * W + self._fd] = 1.0
                 row[self._hand[h] + 8] = g.total[k0 + h] * 0.5  # the observer knows its true total
                 if g.more_hidden:
                     for c in g.more_hidden[k0 + h]:
-                        row[c * self._W + h] = 1.0
-                        row[c * self._W + self._fd] = 1.0
+                        row[c * W + h] = 1.0
+                        row[c * W + self._fd] = 1.0
         return row
 
     def _catch_up(self, events: list[tuple]) -> None:

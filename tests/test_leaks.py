@@ -5,6 +5,7 @@ identical observations until that card is shown."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,15 @@ def test_a_punters_hidden_card_never_reaches_another_seat(seed, n, first, sessio
 def test_the_bankers_hidden_card_never_reaches_a_punter(seed, n, preset):
     envs, x, y = _twin_tables(seed, n, n - 1, preset)  # the banker's card is dealt last
     _compare_until_shown(envs, 0, (x, y), seed)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_no_leak_for_every_preset_at_2_4_8_players(preset, n):
+    for seed in range(4):
+        for position, owner in ((0, 1), (n - 2, n - 1), (n - 1, 0)):  # first, last punter; banker
+            envs, x, y = _twin_tables(seed, n, position, {"preset": preset})
+            _compare_until_shown(envs, owner, (x, y), seed)
 
 
 def test_leak_check_compares_something():

@@ -4,6 +4,7 @@ action for the acting agent and none for the others, every episode ends."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,17 @@ rule_overrides = st.fixed_dictionaries(
     seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), preset=st.sampled_from(sorted(PRESETS)), rules=rule_overrides
 )
 def test_random_legal_play_keeps_every_invariant(seed, n, preset, rules):
+    check_invariants(seed, n, preset, rules)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("n", [2, 4, 8])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_invariants_for_every_preset_at_2_4_8_players(seed, n, preset):
+    check_invariants(seed, n, preset, {"hands_per_episode": 3})
+
+
+def check_invariants(seed, n, preset, rules):
     if rules.get("burn_three_four"):
         rules["four_swap"] = "off"  # burning covers the 4s
     if (rules.get("starting_chips") or 99) < (rules.get("bet_levels") or [1])[0]:

@@ -458,3 +458,18 @@ def test_side_bets_follow_the_backed_hand():
     r = play(e, [("player_3", "BET_1"), ("player_3", "HIT_UP"), ("player_3", "STAND"), (P0, "STAND")], r)
     # seat 1: +4 and its backer seat 2: +2; seat 3 (2 + 1 = 3) loses 1 to the banker's 5.
     assert r == {P0: 2 - 4 - 2 + 1, P1: 4, P2: -1 + 2, "player_3": -1 - 1}
+
+
+def test_italian_and_french_decks_render_with_their_names():
+    # RULES.md §1: "The ids stay rank+suit-letter; only names/rendering change."
+    from siete_env.cards import card_name
+
+    assert (
+        card_label(CARD_INDEX["12o"], "italian") == "Rd" and card_name(CARD_INDEX["12o"], "italian") == "re di denari"
+    )
+    assert card_label(CARD_INDEX["11c"], "french") == "Q♥" and card_name(CARD_INDEX["1e"], "french") == "A♠"
+    assert card_name(CARD_INDEX["11c"]) == "caballo de copas"
+    e = raw_env(rules="italian", render_mode="ansi")
+    e.reset(seed=0, options={"deck": ["12o", "7c"], "banker": 0})
+    assert "[Rd]" in e.render() and "[7c]" in e.render()
+    assert e.infos[P1]["hand"] == ["12o*"]  # ids do not change
