@@ -314,12 +314,16 @@ class raw_env(AECEnv):
         hidden = g.hidden[k]
         blind = g.blind[k] if g.blind else -1
         more = g.more_hidden[k] if g.more_hidden else ()
-        return {
-            "role": "banker" if seat == g.banker else "punter",
-            "hand": [
+        if blind < 0 and not more:
+            hand = [_HIDDEN_IDS[c] if c == hidden else CARD_IDS[c] for c in g.cards[k]]
+        else:
+            hand = [
                 _HIDDEN_IDS[c] if (c == hidden or c in more) else ("??" if c == blind else CARD_IDS[c])
                 for c in g.cards[k]
-            ],
+            ]
+        return {
+            "role": "banker" if seat == g.banker else "punter",
+            "hand": hand,
             "hand_index": h,
             "total": g.total[k] * 0.5,
             "stake": g.stake[k],
