@@ -8,5 +8,19 @@ from .aec import env, raw_env
 from .game import ActionKind, Game, IllegalActionError
 from .rules import PRESETS, Rules, resolve_rules
 
+from . import game as _game
+
 __version__ = "0.1.0"
-__all__ = ["PRESETS", "ActionKind", "Game", "IllegalActionError", "Rules", "env", "raw_env", "resolve_rules"]
+COMPILED = not _game.__file__.endswith(".py")
+"""Whether the engine runs compiled (mypyc, built at install) or as pure Python."""
+__all__ = [
+    "COMPILED",
+    "PRESETS",
+    "ActionKind",
+    "Game",
+    "IllegalActionError",
+    "Rules",
+    "env",
+    "raw_env",
+    "resolve_rules",
+]

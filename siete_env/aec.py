@@ -201,6 +201,11 @@ class raw_env(AECEnv):
             return
         g = self.game
         auction = g.phase == 5
+        if type(action) is not int:  # numpy integers are welcome; anything else is refused
+            if isinstance(action, np.integer) and not isinstance(action, bool):
+                action = int(action)
+            else:
+                raise IllegalActionError(f"{agent}: {g.describe_illegal(action)}")
         try:
             g.apply(action)
         except IllegalActionError as e:
@@ -393,7 +398,7 @@ def _forwarding(cls: type) -> type:
     def observation_space(self, agent):
         return self._siete_raw.observation_space(agent)
 
-    ns = {n: prop(n) for n in _FORWARDED}
+    ns: dict[str, Any] = {n: prop(n) for n in _FORWARDED}
     ns |= {
         "__module__": __name__,
         "__init__": __init__,

@@ -244,7 +244,7 @@ class Game:
         else:
             self.order = [(b + i) % n for i in range(1, n) if self.active((b + i) % n)]
         slots = n * H
-        self.cards = [[] for _ in self._slot_range]
+        self.cards: list[list[int]] = [[] for _ in self._slot_range]
         self.hidden = [-1] * slots
         self.total = [0] * slots
         self.stake = [0] * slots
@@ -487,6 +487,7 @@ class Game:
         legal = self._legal
         if legal is not None:
             return legal
+        key: tuple = ()
         ph = self.phase
         can_draw = self.pos < len(self.deck) or (self._shoe and bool(self.discards))
         if ph == _DRAWP:
@@ -809,7 +810,7 @@ class Game:
                     self._result(s, h, -mult)
                 elif banker_bust or P > B:
                     if p_reale:
-                        mult = self._reale_pays
+                        mult = self._reale_pays or 1
                     else:
                         mult = self._pays if P == SEVEN_HALF else 1
                     self._result(s, h, mult)
