@@ -4,11 +4,10 @@
 >>> e = env(num_players=2, rules="spanish")
 """
 
+from . import game as _game
 from .aec import env, raw_env
 from .game import ActionKind, Game, IllegalActionError
 from .rules import PRESETS, Rules, resolve_rules
-
-from . import game as _game
 
 __version__ = "0.1.0"
 COMPILED = not _game.__file__.endswith(".py")
