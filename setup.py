@@ -1,4 +1,4 @@
-"""Builds the engine (``siete_env/game.py``) as a C extension with mypyc when it can.
+"""Builds the engine and the encoder (``siete_env/game.py``, ``encoding.py``) as C extensions with mypyc when it can.
 
 The compiled module behaves exactly like the Python source (the same tests run on it) and
 makes each step cheaper. If the build cannot happen (no C compiler, ``SIETE_PURE_PYTHON=1``)
@@ -34,7 +34,8 @@ if os.environ.get("SIETE_PURE_PYTHON") != "1":
         from mypyc.build import mypycify
 
         ext_modules = mypycify(
-            ["--follow-imports=silent", "--ignore-missing-imports", "siete_env/game.py"], opt_level="3"
+            ["--follow-imports=silent", "--ignore-missing-imports", "siete_env/game.py", "siete_env/encoding.py"],
+            opt_level="3",
         )
     except BaseException as e:  # noqa: BLE001  (mypyc exits on a type error)
         print(f"warning: mypyc unavailable ({e}); using the pure-Python engine", file=sys.stderr)

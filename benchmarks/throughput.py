@@ -133,7 +133,10 @@ def main() -> None:
                 if name not in best or r[0] > best[name][0]:
                     best[name] = r
         leduc = best["leduc_holdem_v4 env()"][0]
-        print(f"\n{args.rules}, {n} players ({args.steps:,} agent steps per run, best of {args.repeats})")
+        engine = "compiled with mypyc" if siete_env.COMPILED else "pure Python"
+        print(
+            f"\n{args.rules}, {n} players ({args.steps:,} agent steps per run, best of {args.repeats}; engine {engine})"
+        )
         print(f"{'env':26s} {'steps/s':>10s} {'hands/s':>10s} {'x leduc':>8s}")
         for name, (sps, hps) in best.items():
             print(f"{name:26s} {sps:10,.0f} {hps:10,.0f} {sps / leduc:8.2f}")

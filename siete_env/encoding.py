@@ -21,6 +21,8 @@ derived from them (a face-down card only counts in the "number of cards" and
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .cards import N_CARDS, VALUE2
@@ -118,7 +120,7 @@ class Encoder:
         # Public view: the observation layout with absolute seats (relative seat r = seat r),
         # plus one trailing zero that private columns gather from.
         self.pub = np.zeros(D + 1, np.float32)
-        self._pv = memoryview(self.pub)
+        self._pv: Any = memoryview(self.pub)  # type: ignore[arg-type]
         self._hand = [L.hand(s, h) for s in range(n) for h in range(H)]
         self._seat = [L.seat(s) for s in range(n)]
         self._gather = []
