@@ -306,35 +306,8 @@ class raw_env(AECEnv):
         return names
 
     def _info(self, seat: int) -> dict[str, Any]:
-        g = self.game
-        if seat == g.seat and g.phase != 4:
-            h = g.hand
-            legal = g.legal_actions()
-            names = self._names_cache.get(legal)
-            if names is None:
-                names = self.legal_action_names()
-        else:
-            h, names = 0, ()
-        k = seat * g.H + h
-        hidden = g.hidden[k]
-        blind = g.blind[k] if g.blind else -1
-        more = g.more_hidden[k] if g.more_hidden else ()
-        if blind < 0 and not more:
-            hand = [_HIDDEN_IDS[c] if c == hidden else CARD_IDS[c] for c in g.cards[k]]
-        else:
-            hand = [
-                _HIDDEN_IDS[c] if (c == hidden or c in more) else ("??" if c == blind else CARD_IDS[c])
-                for c in g.cards[k]
-            ]
-        return {
-            "role": "banker" if seat == g.banker else "punter",
-            "hand": hand,
-            "hand_index": h,
-            "total": g.total[k] * 0.5,
-            "stake": g.stake[k],
-            "chips": g.chips[seat],
-            "legal_actions": names,
-        }
+        legal = self.legal_action_names() if (seat == self.game.seat and self.game.phase != 4) else ()
+        return self.game.info(seat, legal)
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:

@@ -17,8 +17,10 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from .cards import IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, SUIT, VALUE2, parse_card
+from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, SUIT, VALUE2, parse_card
 from .rules import Rules
+
+_HIDDEN_IDS = tuple(c + "*" for c in CARD_IDS)
 
 
 class ActionKind(enum.IntEnum):
@@ -855,6 +857,32 @@ class Game:
         self._exhausted = False
 
     # ------------------------------------------------------------------ views
+    def info(self, seat: int, legal_names: tuple[str, ...]) -> dict[str, object]:
+        """A readable view of what ``seat`` knows of its own hand (the one it is playing):
+        card ids, its face-down cards marked ``*``, a card nobody sees (fusilar) as ``??``."""
+        h = self.hand if (seat == self.seat and self.phase != _OVERP) else 0
+        k = seat * self.H + h
+        hidden = self.hidden[k]
+        blind = self.blind[k] if self.blind else -1
+        more: list[int] = self.more_hidden[k] if self.more_hidden else []
+        hand: list[str] = []
+        for c in self.cards[k]:
+            if c == hidden or c in more:
+                hand.append(_HIDDEN_IDS[c])
+            elif c == blind:
+                hand.append("??")
+            else:
+                hand.append(CARD_IDS[c])
+        return {
+            "role": "banker" if seat == self.banker else "punter",
+            "hand": hand,
+            "hand_index": h,
+            "total": self.total[k] * 0.5,
+            "stake": self.stake[k],
+            "chips": self.chips[seat],
+            "legal_actions": legal_names,
+        }
+
     def describe_illegal(self, action: object) -> str:
         legal = [self.actions[a].name for a in self.legal_actions()]
         if isinstance(action, int) and 0 <= action < len(self.actions):
