@@ -15,12 +15,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .cards import CARD_IDS, card_label, format_total
+from .cards import card_label, format_total
 from .encoding import Encoder
 from .game import ActionKind, Game, IllegalActionError, Phase, Status
 from .rules import MAX_PLAYERS, Rules, resolve_rules
 
-_HIDDEN_IDS = tuple(c + "*" for c in CARD_IDS)
 RESET_OPTIONS = ("deck", "banker")
 _BATCH = 256
 _PER_EPISODE = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "_cumulative_rewards"}

@@ -1,5 +1,8 @@
 """Scenario tests for the rule variants, each with an exact expected result. Every test
-names the source document in shared/seeds/ and the sentence it implements."""
+names the source document in shared/seeds/ and the sentence it implements:
+000 = 000_e38fda313f5aa24a.txt (Spanish), 001 = 001_ac9263210faa28be.txt (Spanish),
+002 = 002_a800a540ffe55e3f.txt (Latin American), 003 = 003_34f1b911eeb84e49.txt (French),
+004 = 004_cd6d149114947459.txt (Italian)."""
 
 from __future__ import annotations
 
