@@ -185,6 +185,17 @@ class Encoder:
                         row[c * W + self._fd] = 1.0
         return row
 
+    def _show(self, f: Any, c: int, k: int, hb: int) -> None:
+        """Card ``c`` is now face-up in hand slot ``k`` (hand features at ``hb``)."""
+        base = c * self._W
+        f[base + k] = 1.0
+        f[base + self._ret] = 0.0
+        if self._wild < 0:
+            f[hb + 8] += HALF[c]
+        else:
+            self._vis[k].append(c)
+            f[hb + 8] = self.game.hand_total(self._vis[k], self._adj[k]) * 0.5
+
     def _catch_up(self, events: list[tuple]) -> None:
         g = self.game
         start = self._cursor
@@ -204,14 +215,7 @@ class Encoder:
                 f[hb + 6] += 1.0
                 f[G + CARDS_LEFT] -= 1.0
                 if ev[4]:
-                    base = c * W
-                    f[base + k] = 1.0
-                    f[base + RET] = 0.0
-                    if wild < 0:
-                        f[hb + 8] += HALF[c]
-                    else:
-                        vis[k].append(c)
-                        f[hb + 8] = total(vis[k], adj[k]) * 0.5
+                    self._show(f, c, k, hb)
                 else:
                     f[hb + 7] = 1.0
             elif code == 5:  # EV_STATUS (seat, hand, old, new)
@@ -237,15 +241,8 @@ class Encoder:
                 c = ev[1]
                 k = ev[2] * H + ev[3]
                 hb = hand[k]
-                base = c * W
                 f[hb + 7] = 0.0
-                f[base + k] = 1.0
-                f[base + RET] = 0.0
-                if wild < 0:
-                    f[hb + 8] += HALF[c]
-                else:
-                    vis[k].append(c)
-                    f[hb + 8] = total(vis[k], adj[k]) * 0.5
+                self._show(f, c, k, hb)
             elif code == 8:  # EV_PAY (from, to, amount)
                 f[seat[ev[1]] + 2] -= ev[3]
                 f[seat[ev[2]] + 2] += ev[3]
