@@ -464,7 +464,6 @@ class Game:
     def _begin_hand(self, s: int, h: int) -> None:
         self.seat, self.hand = s, h
         self._set_status(s, h, _PLAYING)
-        self.phase = _BETP
         self._turn(s, _BETP)
 
     def _end_punter_hand(self) -> None:
@@ -480,7 +479,6 @@ class Game:
         self.seat, self.hand = b, 0
         self._reveal(b, 0)
         self._set_status(b, 0, _PLAYING)
-        self.phase = _BANKP
         self._turn(b, _BANKP)
 
     # ------------------------------------------------------------------ legality
@@ -608,7 +606,6 @@ class Game:
             else:
                 self.stake[s * self.H + h] = arg
                 self.events.append((EV_STAKE, s, h, arg))
-                self.phase = _DRAWP
                 self.first_decision = True
                 self.raised = False
                 self._turn(s, _DRAWP)
@@ -619,7 +616,6 @@ class Game:
         elif ph == _SPLITP:
             if kind == _SPLIT:
                 self._split(s, h)
-            self.phase = _DRAWP
             self.first_decision = False
             self.raised = False
             self._turn(s, _DRAWP)
@@ -661,7 +657,6 @@ class Game:
             and (IS_FIGURE[c] or self._split_any)
             and (self._start_chips is None or self.budget(s) >= self._levels[0])
         ):
-            self.phase = _SPLITP
             self._turn(s, _SPLITP)
             return
         self._check_total(s, h)
