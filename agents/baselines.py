@@ -59,6 +59,18 @@ class TableView:
         return i is not None and bool(mask[i])
 
 
+class _Deterministic:
+    """A deterministic agent: its action probabilities are one-hot."""
+
+    deterministic = True
+
+    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        out = np.zeros(masks.shape, np.float64)
+        for i in range(len(observations)):
+            out[i, self({"observation": observations[i], "action_mask": masks[i]})] = 1.0
+        return out
+
+
 def _keep_out_of_auction(ids: dict[str, int], mask: np.ndarray) -> int:
     """No bid for the bank (a banker keeps it), no side bet."""
     for name in ("NO_BID", "KEEP_BANK", "NO_SIDE_BET"):
@@ -70,6 +82,8 @@ def _keep_out_of_auction(ids: dict[str, int], mask: np.ndarray) -> int:
 class RandomAgent:
     """Uniform over the legal actions (its own seeded generator)."""
 
+    deterministic = False
+
     def __init__(self, env, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 
@@ -77,26 +91,32 @@ class RandomAgent:
         legal = np.flatnonzero(obs["action_mask"])
         return int(legal[self.rng.integers(len(legal))])
 
+    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        m = masks.astype(np.float64)
+        return m / m.sum(axis=1, keepdims=True)
 
-class ThresholdPunter:
+
+class ThresholdPunter(_Deterministic):
     """Stake 1, stand once the total is >= ``threshold``, never swap or split, never raise.
     Hits face-down (turning its hidden card up) when its hidden card is worth less than 4,
     face-up otherwise: the "hide the high cards" advice of seed 000. As a banker it plays
     like ``BankerThreshold(6)``."""
 
+    banker_threshold = 6.0
+
     def __init__(self, env, threshold: float = 5.5):
         self.view = TableView.of(env)
         self.threshold = threshold
         self.ids = self.view.action_ids
-        self._banker = BankerThreshold(env, 6.0)
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
         v = self.view
         ph = v.phase(o)
         if ph == Phase.BANKER:
-            return self._banker(obs)
-        if ph == Phase.AUCTION:
+            hit = mask[self.ids["HIT_UP"]] and v.my_total(o) < self.banker_threshold
+            return self.ids["HIT_UP"] if hit else self.ids["STAND"]
+        if ph in (Phase.AUCTION, Phase.SIDE_BETS):
             return _keep_out_of_auction(self.ids, mask)
         if ph == Phase.BET:
             return self.ids["BET_1"] if mask[self.ids["BET_1"]] else int(np.flatnonzero(mask)[-1])
@@ -110,23 +130,69 @@ class ThresholdPunter:
         return self.ids["HIT_UP"]
 
 
-class BankerThreshold:
+class BankerThreshold(ThresholdPunter):
     """A banker that hits while its total is below ``threshold`` and ignores the punters.
     As a punter it plays like ``ThresholdPunter(threshold)``."""
 
     def __init__(self, env, threshold: float = 6.0):
-        self.view = TableView.of(env)
-        self.threshold = threshold
-        self.ids = self.view.action_ids
-        self.env = env
+        super().__init__(env, threshold)
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
-        ph = self.view.phase(o)
-        if ph in (Phase.AUCTION, Phase.SIDE_BETS):
-            return _keep_out_of_auction(self.ids, mask)
-        if ph != Phase.BANKER:
-            return ThresholdPunter(self.env, self.threshold)(obs)
-        if self.view.my_total(o) < self.threshold and mask[self.ids["HIT_UP"]]:
+        if self.view.phase(o) != Phase.BANKER:
+            return super().__call__(obs)
+        if mask[self.ids["HIT_UP"]] and self.hits(o):
             return self.ids["HIT_UP"]
         return self.ids["STAND"]
+
+    def hits(self, o: np.ndarray) -> bool:
+        return self.view.my_total(o) < self.threshold
+
+
+class SmartBanker(BankerThreshold):
+    """A banker that hits while its total is below ``threshold``, or while it would lose as
+    it stands to a standing punter hand it can still beat.
+
+    A standing hand's *least possible total* is its face-up total plus ½ if it holds a
+    face-down card (the lowest card is a figure). The banker is sure to lose to a hand
+    whose least possible total is above its own total (ties go to the banker), and can
+    still beat it if that least total is below 7½. With several punters it hits when the
+    stakes of the hands it is sure to lose to and can still beat add up to more than half
+    the stakes of all standing punter hands (heads-up: whenever the one punter hand is
+    such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
+
+    def hits(self, o: np.ndarray) -> bool:
+        L = self.view.layout
+        mine = float(o[L.hand(0, 0) + 8])
+        if mine < self.threshold:
+            return True
+        sure_loss = standing = 0.0
+        for r in range(1, L.n):
+            for h in range(L.H):
+                b = L.hand(r, h)
+                if o[b + 3] != 1.0:  # not standing (empty, bust)
+                    continue
+                stake = float(o[b + 5])
+                standing += stake
+                least = float(o[b + 8]) + (0.5 if o[b + 7] == 1.0 else 0.0)
+                if mine < least < 7.5:
+                    sure_loss += stake
+        return standing > 0 and sure_loss > standing / 2
+
+
+class BoldPunter(ThresholdPunter):
+    """A table habit: swaps every initial 4, stakes the top level on a strong first card
+    (a 7 or a figure, the cards that can make 7½ in one more), 1 otherwise; then plays
+    like ``ThresholdPunter(threshold)``."""
+
+    def __call__(self, obs: dict) -> int:
+        o, mask = obs["observation"], obs["action_mask"]
+        if self.view.phase(o) == Phase.BET:
+            ids = self.ids
+            if self.view.legal(mask, "SWAP_FOUR"):
+                return ids["SWAP_FOUR"]
+            value = self.view.my_total(o)
+            bets = [i for name, i in ids.items() if name.startswith("BET_") and mask[i]]
+            if bets:
+                return bets[-1] if value in (0.5, 7.0) else bets[0]
+        return super().__call__(obs)
