@@ -7,11 +7,13 @@
 from . import game as _game
 from .aec import env, raw_env
 from .game import ActionKind, Game, IllegalActionError
+from .gym_env import SeatEnv, register_envs
 from .rules import PRESETS, Rules, resolve_rules
 
 __version__ = "0.1.0"
 COMPILED = not _game.__file__.endswith(".py")
 """Whether the engine runs compiled (mypyc, built at install) or as pure Python."""
+register_envs()  # gymnasium ids SieteYMedia-Punter-v0 and SieteYMedia-Banker-v0
 __all__ = [
     "COMPILED",
     "PRESETS",
@@ -19,6 +21,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "Rules",
+    "SeatEnv",
     "env",
     "raw_env",
     "resolve_rules",

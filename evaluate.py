@@ -1,0 +1,404 @@
+"""Evaluate agents: head-to-head matches and round-robin tournaments by role.
+
+    python evaluate.py --punters threshold:5.5 bold:5.5 --bankers banker:6 smart:6
+    python evaluate.py --punters ppo:runs/default-s0/punter.zip --bankers smart:6 --hands 500000
+    python evaluate.py --run runs/default-s0            # re-make a training run's report
+    python evaluate.py --rules italian --players 4 --punters threshold:5 --bankers banker:6
+
+Every punter spec plays every banker spec (the banker in seat 0, the punter spec in every
+other seat) for ``--hands`` hands on common decks (same ``--seed``); results are mean
+chips per hand with 95% confidence intervals. Output: a table in the terminal, and with
+``--json``/``--csv``/``--plots`` files; ``--maps`` also draws the agents' strategies.
+Agent specs: see ``agents/specs.py`` (``random``, ``threshold:T``, ``banker:B``,
+``smart:B``, ``bold:T``, ``ppo:PATH.zip[:sample]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.specs import check_spec
+from agents.tournament import Estimate, MatchResult, Tournament, play_match, round_robin
+
+
+# --------------------------------------------------------------------------- tables
+def _label(spec: str, names: dict[str, str]) -> str:
+    return names.get(spec, spec)
+
+
+def matrix_rows(t: Tournament, names: dict[str, str] | None = None) -> list[list[str]]:
+    """Rows: punters; columns: bankers; cells: the punter's mean chips per hand ± CI."""
+    names = names or {}
+    rows = [["punter \\ banker", *(_label(b, names) for b in t.bankers)]]
+    for p in t.punters:
+        rows.append([_label(p, names), *(str(t.results[(p, b)].punter) for b in t.bankers if (p, b) in t.results)])
+    return rows
+
+
+def print_table(rows: list[list[str]], title: str = "") -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title or None)
+        for i, h in enumerate(rows[0]):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for r in rows[1:]:
+            table.add_row(*r)
+        Console(width=max(100, 18 * len(rows[0]))).print(table)
+    except ImportError:
+        print(title)
+        for r in rows:
+            print("  ".join(f"{c:>18s}" for c in r))
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(rows[0]) + " |", "| " + " | ".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(out)
+
+
+def write_csv(path: Path, results: list[MatchResult]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["banker", "punter", "rules", "num_players", "hands", "seed", "seat", "mean", "ci95", "sd"])
+        for r in results:
+            for s, est in enumerate(r.seats):
+                w.writerow([r.banker, r.punters[s - 1] if s else r.banker, r.rules, r.num_players, r.hands, r.seed,
+                            s, f"{est.mean:.6f}", f"{est.ci95:.6f}", f"{est.sd:.6f}"])  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the criterion of a run
+def worst_cases(t: Tournament, learned_punter: str, learned_banker: str) -> dict[str, Any]:
+    """Each punter's worst result against the baseline bankers, each banker's worst
+    against the baseline punters, and whether the learned policies' worst beats every
+    baseline's worst with non-overlapping 95% confidence intervals."""
+    base_p = [p for p in t.punters if p != learned_punter]
+    base_b = [b for b in t.bankers if b != learned_banker]
+
+    def worst_p(p: str) -> tuple[str, Estimate]:
+        b = min(base_b, key=lambda b: t.results[(p, b)].punter.mean)
+        return b, t.results[(p, b)].punter
+
+    def worst_b(b: str) -> tuple[str, Estimate]:
+        p = min(base_p, key=lambda p: t.results[(p, b)].banker_result.mean)
+        return p, t.results[(p, b)].banker_result
+
+    out: dict[str, Any] = {"punters": {}, "bankers": {}}
+    for p in t.punters:
+        b, est = worst_p(p)
+        out["punters"][p] = {"against": b, "mean": est.mean, "ci95": est.ci95}
+    for b in t.bankers:
+        p, est = worst_b(b)
+        out["bankers"][b] = {"against": p, "mean": est.mean, "ci95": est.ci95}
+    for role, learned, base in (("punters", learned_punter, base_p), ("bankers", learned_banker, base_b)):
+        mine = out[role][learned]
+        best_base = max(base, key=lambda s: out[role][s]["mean"])
+        bb = out[role][best_base]
+        margin = (mine["mean"] - mine["ci95"]) - (bb["mean"] + bb["ci95"])
+        out[f"{role}_criterion"] = {
+            "met": margin > 0,
+            "learned_worst": mine,
+            "best_baseline": best_base,
+            "best_baseline_worst": bb,
+            "margin_between_intervals": margin,
+        }
+    return out
+
+
+def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str:
+    c = wc[f"{role}_criterion"]
+    m, b = c["learned_worst"], c["best_baseline_worst"]
+    verdict = "MET" if c["met"] else "NOT MET"
+    learned = "learned punter" if role == "punters" else "learned banker"
+    return (
+        f"**{verdict}** — {learned}'s worst: {m['mean']:+.4f} ± {m['ci95']:.4f} (against "
+        f"{_label(m['against'] if 'against' in m else '', names)}); best baseline worst: "
+        f"{_label(c['best_baseline'], names)} {b['mean']:+.4f} ± {b['ci95']:.4f} (against {_label(b['against'], names)}); "
+        f"gap between the intervals: {c['margin_between_intervals']:+.4f}"
+    )
+
+
+# --------------------------------------------------------------------------- a training run's report
+def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float | None = None) -> dict[str, Any]:
+    """The final report of a training run: the round robin of the learned policies and
+    the baselines, worst cases, training throughput, learning curves, strategy maps."""
+    e = cfg.evaluation
+    t0 = time.perf_counter()
+    lp, lb = f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
+    names = {lp: "learned punter", lb: "learned banker"}
+    punters, bankers = [*e.punters, lp], [*e.bankers, lb]
+    n_pairs = len(punters) * len(bankers)
+    print(f"evaluating: {n_pairs} pairings x {e.hands:,} hands ({e.workers} workers)")
+    bar = _bar(n_pairs)
+    t = round_robin(punters, bankers, rules=cfg.rules, num_players=cfg.num_players, hands=e.hands, seed=e.seed,
+                    workers=e.workers, progress=lambda r: bar.update(1))  # fmt: skip
+    bar.close()
+    wc = worst_cases(t, lp, lb)
+    eval_seconds = time.perf_counter() - t0
+    steps = state["learn_steps"]
+    secs = state["learn_seconds"]
+    throughput = {r: steps[r] / secs[r] if secs[r] else None for r in ("punter", "banker")}
+    total_steps, total_secs = sum(steps.values()), sum(secs.values())
+    report: dict[str, Any] = {
+        "run": str(run_dir),
+        "config": cfg.model_dump(),
+        "generations": state["generation"],
+        "train_seconds": train_seconds,
+        "eval_seconds": eval_seconds,
+        "learn_steps": steps,
+        "learn_seconds": secs,
+        "learn_steps_per_second": {**throughput, "overall": total_steps / total_secs if total_secs else None},
+        "tournament": t.to_dict(),
+        "worst_cases": wc,
+        "curves": state["curves"],
+        "nash_conv": state.get("nash_conv", []),
+    }
+    plots = _plots(cfg, run_dir, t, state, names)
+    report["plots"] = plots
+    _write_json(run_dir / "report.json", report)
+    write_csv(run_dir / "results.csv", list(t.results.values()))
+    rows = matrix_rows(t, names)
+    md = _report_markdown(cfg, report, rows, wc, names)
+    (run_dir / "report.md").write_text(md)
+    print_table(rows, title=f"punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing)")
+    print("punter criterion: " + _criterion_text(wc, "punters", names).replace("**", ""))
+    print("banker criterion: " + _criterion_text(wc, "bankers", names).replace("**", ""))
+    tp = report["learn_steps_per_second"]
+    print(
+        f"training throughput (env steps per second during learn()): punter {tp['punter']:,.0f}, "
+        f"banker {tp['banker']:,.0f}, overall {tp['overall']:,.0f}"
+    )
+    print(f"report: {run_dir / 'report.md'}")
+    return report
+
+
+def _bar(total: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="pairing", dynamic_ncols=True)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, default=str))
+
+
+def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """Learning curves, the tournament matrix and strategy maps (PNG files)."""
+    out: list[str] = []
+    try:
+        from agents import plots
+    except ImportError:
+        return out
+    curves = state.get("curves", {})
+    if curves.get("generation"):
+        c = dict(curves)
+        nc = state.get("nash_conv") or []
+        if nc:
+            c["nash_conv"] = [x["nash_conv"] for x in nc]
+        plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
+        out.append("learning_curves.png")
+    matrix = {
+        "punters": [_label(p, names) for p in t.punters],
+        "bankers": [_label(b, names) for b in t.bankers],
+        "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
+        "ci95": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
+    }
+    plots.plot_tournament(matrix, str(run_dir / "tournament.png"))
+    out.append("tournament.png")
+    maps = strategy_maps(cfg.rules, cfg.num_players, run_dir, cfg.evaluation.seed)
+    if maps:
+        plots.plot_strategy_maps(maps, str(run_dir / "strategy_maps.png"), title="learned policies and baselines")
+        _write_json(run_dir / "strategy_maps.json", maps)
+        out.append("strategy_maps.png")
+    return out
+
+
+def strategy_maps(rules: Any, num_players: int, run_dir: Path, seed: int, hands: int = 50_000) -> dict[str, Any]:
+    """The learned policies' and the baselines' decisions, recorded in play and drawn as
+    maps: each punter against ``banker:6``, each banker against ``threshold:5.5`` (and
+    the learned pair against each other)."""
+    try:
+        from agents.strategy import StrategyRecorder
+    except ImportError:
+        return {}
+    from siete_env import raw_env
+
+    lp, lb = f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
+    table = raw_env(num_players=num_players, rules=rules)
+    maps: dict[str, Any] = {}
+    plan = [
+        ("learned punter", lb, lp, "punter"),
+        ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
+        ("bold:5.5", "banker:6", "bold:5.5", "punter"),
+        ("learned banker", lb, lp, "banker"),
+        ("banker:6", "banker:6", "threshold:5.5", "banker"),
+        ("smart:6", "smart:6", "threshold:5.5", "banker"),
+    ]
+    for label, banker, punter, role in plan:
+        rec = StrategyRecorder(table, seats=(0,) if role == "banker" else tuple(range(1, num_players)))
+        play_match(banker, punter, rules=rules, num_players=num_players, hands=hands, seed=seed, recorder=rec)
+        maps[label] = rec.maps()
+    return maps
+
+
+def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
+    tp = report["learn_steps_per_second"]
+    e = cfg.evaluation
+    lines = [
+        f"# Training report — {cfg.name} (seed {cfg.seed})",
+        "",
+        f"Rules `{cfg.rules}`, {cfg.num_players} players; {report['generations']} generations; "
+        f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
+        "",
+        f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
+        f"- **Training throughput** (env steps per second during `learn()`): punter {tp['punter']:,.0f}, "
+        f"banker {tp['banker']:,.0f}, overall {tp['overall']:,.0f}.",
+        "",
+        f"## Round robin: the punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
+        "",
+        markdown_table(rows),
+        "",
+        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum).",
+        "",
+        "## Worst cases",
+        "",
+        "| agent | role | worst mean | 95% CI | against |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for role, key in (("punter", "punters"), ("banker", "bankers")):
+        for spec, w in wc[key].items():
+            lines.append(
+                f"| {_label(spec, names)} | {role} | {w['mean']:+.4f} | ± {w['ci95']:.4f} | {_label(w['against'], names)} |"
+            )
+    lines += [
+        "",
+        "Worst results are over the **baseline** opponents (the learned opponent excluded).",
+        "",
+        "- Punter: " + _criterion_text(wc, "punters", names),
+        "- Banker: " + _criterion_text(wc, "bankers", names),
+        "",
+    ]
+    nc = report.get("nash_conv") or []
+    if nc:
+        lines += ["## Exploitability by generation (exact)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
+                  "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        for x in nc:
+            lines.append(
+                f"| {x['generation']} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['banker_br']:+.4f} | {x['nash_conv']:.4f} |"
+            )
+        lines.append("")
+    if report.get("plots"):
+        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- CLI
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--punters", nargs="+", default=["threshold:5.5"], metavar="SPEC")
+    ap.add_argument("--bankers", nargs="+", default=["banker:6"], metavar="SPEC")
+    ap.add_argument("--rules", default="spanish", help="preset name or rules YAML (default spanish)")
+    ap.add_argument("--players", type=int, default=2, help="table size (default 2)")
+    ap.add_argument("--hands", type=int, default=200_000, help="hands per pairing (default 200000)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="write the results as JSON")
+    ap.add_argument("--csv", type=Path, help="write the results as CSV (one row per seat and pairing)")
+    ap.add_argument("--plots", type=Path, help="folder for the tournament plot (and --maps)")
+    ap.add_argument("--maps", action="store_true", help="draw the agents' strategy maps (needs --plots)")
+    ap.add_argument("--run", type=Path, help="re-make the report of a training run folder")
+    args = ap.parse_args(argv)
+    try:
+        if args.run:
+            return _rerun(args.run)
+        from siete_env.rules import resolve_rules
+
+        resolve_rules(args.rules)
+        for s in [*args.punters, *args.bankers]:
+            check_spec(s)
+        if args.hands < 1:
+            raise ValueError("--hands must be at least 1")
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    n_pairs = len(args.punters) * len(args.bankers)
+    bar = _bar(n_pairs)
+    t = round_robin(args.punters, args.bankers, rules=args.rules, num_players=args.players, hands=args.hands,
+                    seed=args.seed, workers=args.workers, progress=lambda r: bar.update(1))  # fmt: skip
+    bar.close()
+    rows = matrix_rows(t)
+    print_table(
+        rows,
+        title=f"punter's mean chips per hand ± 95% CI ({args.hands:,} hands per pairing, {args.rules}, {args.players} players)",
+    )
+    banker_rows = [["banker", "worst mean", "against"]]
+    for b in t.bankers:
+        w = t.banker_worst(b)
+        banker_rows.append([b, str(w.banker_result), ", ".join(sorted(set(w.punters)))])
+    punter_rows = [["punter", "worst mean", "against"]]
+    for p in t.punters:
+        w = t.punter_worst(p)
+        punter_rows.append([p, str(w.punter), w.banker])
+    print_table(punter_rows, title="each punter's worst result")
+    print_table(banker_rows, title="each banker's worst result")
+    if args.json:
+        args.json.write_text(json.dumps(t.to_dict(), indent=2))
+    if args.csv:
+        write_csv(args.csv, list(t.results.values()))
+    if args.plots:
+        from agents import plots
+
+        args.plots.mkdir(parents=True, exist_ok=True)
+        matrix = {
+            "punters": t.punters, "bankers": t.bankers,
+            "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
+            "ci95": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
+        }  # fmt: skip
+        plots.plot_tournament(matrix, str(args.plots / "tournament.png"))
+        if args.maps:
+            maps = _maps_for_specs(args.punters, args.bankers, args.rules, args.players, args.seed)
+            plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
+        print(f"plots in {args.plots}")
+    return 0
+
+
+def _maps_for_specs(punters, bankers, rules, players, seed, hands: int = 50_000) -> dict[str, Any]:
+    from agents.strategy import StrategyRecorder
+    from siete_env import raw_env
+
+    table = raw_env(num_players=players, rules=rules)
+    maps = {}
+    for p in punters:
+        rec = StrategyRecorder(table, seats=tuple(range(1, players)))
+        play_match(bankers[0], p, rules=rules, num_players=players, hands=hands, seed=seed, recorder=rec)
+        maps[f"{p} (punter)"] = rec.maps()
+    for b in bankers:
+        rec = StrategyRecorder(table, seats=(0,))
+        play_match(b, punters[0], rules=rules, num_players=players, hands=hands, seed=seed, recorder=rec)
+        maps[f"{b} (banker)"] = rec.maps()
+    return maps
+
+
+def _rerun(run_dir: Path) -> int:
+    from train import load_config
+
+    if not (run_dir / "state.json").exists():
+        print(f"error: {run_dir} is not a finished training run (no state.json)", file=sys.stderr)
+        return 2
+    cfg = load_config(run_dir / "config.yaml")
+    state = json.loads((run_dir / "state.json").read_text())
+    run_report(cfg, run_dir, state)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,437 @@
+"""Train a punter policy and a banker policy against each other, then evaluate them.
+
+    python train.py                                   # configs/train/default.yaml
+    python train.py --config configs/train/long.yaml  # the longer run, better play
+    python train.py --set generations=2 punter.steps=20000 evaluation.hands=50000
+    python train.py --resume runs/default-s0          # go on after an interruption
+
+Both policies are sb3-contrib ``MaskablePPO`` (torch, CPU, one thread). Training runs in
+**generations**: the punter learns for ``punter.steps`` env steps against a pool of
+opponent bankers, then the banker learns for ``banker.steps`` against a pool of punters.
+Each pool mixes the fixed table heuristics (``opponents.baseline_*``, a share
+``opponents.baseline_share`` of the hands) and every snapshot of the other learner saved
+so far (fictitious self-play: past snapshots drawn uniformly, the newest
+``opponents.snapshots`` of them). The learner plays one seat of ``SeatEnv`` (the
+Gymnasium single-seat view): its opponents act inside ``step``, so a trajectory has one
+perspective and the reward is the learner's own chips.
+
+The run folder (``runs/<name>-s<seed>`` unless ``--run-dir``) holds ``config.yaml`` (the
+resolved config), ``tb/`` (TensorBoard: PPO losses, episode rewards, per-generation
+evaluations), ``gen_XXX/{punter,banker}.zip`` (a checkpoint per generation),
+``state.json`` (progress, for ``--resume``), ``punter.zip``/``banker.zip`` (the final
+models) and the evaluation report (``report.md``, ``report.json``, ``results.csv``, plots).
+A resumed run re-seeds every generation from (seed, generation), so it continues exactly
+as the uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agents.specs import check_spec
+from siete_env.rules import resolve_rules
+
+DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"
+
+
+# --------------------------------------------------------------------------- config
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PPOConfig(_Strict):
+    """MaskablePPO hyperparameters (the names are SB3's)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(256, ge=8, description="rollout steps per environment")
+    batch_size: int = Field(512, ge=8)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(1.0, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    @field_validator("net_arch")
+    @classmethod
+    def _arch(cls, v: list[int]) -> list[int]:
+        if not v or any(x < 1 for x in v):
+            raise ValueError(f"net_arch is a list of positive layer widths, e.g. [128, 128], got {v}")
+        return v
+
+
+class RoleConfig(_Strict):
+    """One learner."""
+
+    steps: int = Field(ge=0, description="learner env steps per generation")
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+
+
+class OpponentsConfig(_Strict):
+    """The training pools."""
+
+    baseline_punters: list[str] = Field(default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"])
+    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"])
+    baseline_share: float = Field(0.5, ge=0, le=1, description="share of hands against the baselines")
+    snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
+
+    @field_validator("baseline_punters", "baseline_bankers")
+    @classmethod
+    def _specs(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if s.startswith("ppo:"):
+                raise ValueError(f"baseline {s!r}: baselines are heuristic specs; learned snapshots join by themselves")
+            check_spec(s)
+        return v
+
+
+class EvaluationConfig(_Strict):
+    """The final evaluation (a round robin by role) and the per-generation one."""
+
+    hands: int = Field(200_000, ge=100, description="hands per pairing in the final report")
+    punters: list[str] = Field(default_factory=lambda: ["random", "threshold:5", "threshold:5.5", "bold:5.5"])
+    bankers: list[str] = Field(default_factory=lambda: ["random", "banker:5.5", "banker:6", "smart:6"])
+    generation_hands: int = Field(20_000, ge=0, description="hands per pairing after each generation (0: none)")
+    workers: int = Field(2, ge=1)
+    seed: int = 2026
+    exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
+
+    @field_validator("punters", "bankers")
+    @classmethod
+    def _specs(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("at least one baseline is needed")
+        for s in v:
+            check_spec(s)
+        return v
+
+
+class TrainConfig(_Strict):
+    """A training run (``configs/train/*.yaml``)."""
+
+    name: str = "default"
+    rules: str | dict[str, Any] = "spanish"
+    num_players: int = Field(2, ge=2, le=12)
+    seed: int = 0
+    generations: int = Field(ge=1)
+    n_envs: int = Field(8, ge=1)
+    threads: int = Field(1, ge=1, description="torch threads (1 is fastest on a small machine)")
+    punter: RoleConfig
+    banker: RoleConfig
+    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: Any) -> Any:
+        resolve_rules(v)  # a clear ValueError for an unknown preset or option
+        return v
+
+
+def _format_errors(e: ValidationError) -> str:
+    lines = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        lines.append(f"  {loc}: {msg} (got {err.get('input')!r})")
+    return "\n".join(lines)
+
+
+def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    for k in keys[:-1]:
+        nxt = d.setdefault(k, {})
+        if not isinstance(nxt, dict):
+            raise ValueError(f"--set {dotted}: {k} is not a section")
+        d = nxt
+    d[keys[-1]] = value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
+    YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
+    path = Path(path) if path else DEFAULT_CONFIG
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise ValueError(f"cannot read config {str(path)!r}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"config {str(path)!r} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config {str(path)!r} must be a mapping of settings")
+    for item in overrides or []:
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            value = raw
+        _set(data, key.strip(), value)
+    try:
+        return TrainConfig(**data)
+    except ValidationError as e:
+        raise ValueError(f"invalid training config {str(path)!r}:\n{_format_errors(e)}") from None
+    except ValueError as e:
+        raise ValueError(f"invalid training config {str(path)!r}: {e}") from None
+
+
+# --------------------------------------------------------------------------- training
+def _pool(baselines: list[str], snapshots: list[str], share: float, keep: int) -> dict[str, float]:
+    """Opponent weights: ``share`` spread over the baselines, the rest over the snapshots."""
+    snaps = snapshots[-keep:] if keep else list(snapshots)
+    if not snaps:
+        return dict.fromkeys(baselines, 1.0 / len(baselines))
+    if not baselines or share == 0:
+        return dict.fromkeys(snaps, 1.0 / len(snaps))
+    pool = dict.fromkeys(baselines, share / len(baselines))
+    for s in snaps:
+        pool[s] = pool.get(s, 0.0) + (1 - share) / len(snaps)
+    return pool
+
+
+def _derive(seed: int, *keys: int) -> int:
+    return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
+
+
+class _Progress:
+    """One progress bar over every learner step of the run (tqdm), fed by an SB3 callback."""
+
+    def __init__(self, total: int, done: int):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True, smoothing=0.05)
+
+    def callback(self, role: str):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        bar = self.bar
+
+        class _CB(BaseCallback):
+            def _on_step(self) -> bool:
+                bar.update(self.training_env.num_envs)
+                return True
+
+            def _on_rollout_end(self) -> None:
+                bar.set_postfix_str(role)
+
+        return _CB()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _make_model(role_cfg: RoleConfig, venv, seed: int, tb: str):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = role_cfg.ppo
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+        tensorboard_log=tb,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def _venv(cfg: TrainConfig, role: str, seed: int):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from siete_env.gym_env import SeatEnv
+
+    first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
+    fns = [
+        (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,
+                             fold_suits="auto", seed=_derive(seed, i)))
+        for i in range(cfg.n_envs)
+    ]  # fmt: skip
+    return DummyVecEnv(fns)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)  # atomic: an interruption never leaves half a state file
+
+
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, Any]:
+    """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(cfg.threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state_path = run_dir / "state.json"
+    tb = str(run_dir / "tb")
+    if resume and state_path.exists():
+        state = json.loads(state_path.read_text())
+    else:
+        state = {
+            "generation": 0,
+            "punter_snapshots": [],
+            "banker_snapshots": [],
+            "learn_seconds": {"punter": 0.0, "banker": 0.0},
+            "learn_steps": {"punter": 0, "banker": 0},
+            "curves": {"generation": []},
+            "nash_conv": [],
+        }
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    venvs = {r: _venv(cfg, r, _derive(cfg.seed, 1, i)) for i, r in enumerate(("punter", "banker"))}
+    models = {}
+    for i, role in enumerate(("punter", "banker")):
+        snaps = state[f"{role}_snapshots"]
+        if snaps:
+            models[role] = MaskablePPO.load(run_dir / snaps[-1], env=venvs[role], device="cpu", tensorboard_log=tb)
+        else:
+            models[role] = _make_model(getattr(cfg, role), venvs[role], _derive(cfg.seed, 2, i), tb)
+    per_gen = cfg.punter.steps + cfg.banker.steps
+    progress = _Progress(per_gen * cfg.generations, per_gen * state["generation"])
+    o = cfg.opponents
+    try:
+        for gen in range(state["generation"] + 1, cfg.generations + 1):
+            for i, role in enumerate(("punter", "banker")):
+                steps = getattr(cfg, role).steps
+                if steps == 0:
+                    continue
+                other = "banker" if role == "punter" else "punter"
+                baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
+                snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
+                pool = _pool(baselines, snaps, o.baseline_share, o.snapshots)
+                venv, model = venvs[role], models[role]
+                venv.env_method("set_opponents", pool)
+                s = _derive(cfg.seed, 3, gen, i)
+                venv.seed(s)
+                model.set_random_seed(s)
+                model._last_obs = None  # start the generation from fresh episodes (exact resume)
+                t0 = time.perf_counter()
+                model.learn(steps, callback=progress.callback(role), tb_log_name=role, reset_num_timesteps=False)
+                state["learn_seconds"][role] += time.perf_counter() - t0
+                state["learn_steps"][role] += steps
+                rel = f"gen_{gen:03d}/{role}.zip"
+                (run_dir / rel).parent.mkdir(exist_ok=True)
+                model.save(run_dir / rel)
+                state[f"{role}_snapshots"].append(rel)
+            _generation_report(cfg, run_dir, state, gen)
+            state["generation"] = gen
+            _write_json(state_path, state)
+    finally:
+        progress.close()
+    for role in ("punter", "banker"):
+        shutil.copyfile(run_dir / state[f"{role}_snapshots"][-1], run_dir / f"{role}.zip")
+    return state
+
+
+def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int) -> None:
+    """After a generation: the new policies against the baselines (learning curves),
+    and their exact NashConv where the exact evaluator covers the rules."""
+    from agents.tournament import play_matches
+
+    e = cfg.evaluation
+    curves = state["curves"]
+    curves["generation"].append(gen)
+    punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"
+    banker = f"ppo:{run_dir / state['banker_snapshots'][-1]}"
+    if e.generation_hands:
+        common = {"rules": cfg.rules, "num_players": cfg.num_players, "hands": e.generation_hands, "seed": e.seed}
+        jobs = [{"banker": b, "punters": punter, **common} for b in e.bankers]
+        jobs += [{"banker": banker, "punters": p, **common} for p in e.punters]
+        jobs += [{"banker": banker, "punters": punter, **common}]
+        res = play_matches(jobs, workers=e.workers)
+        nb = len(e.bankers)
+        for b, r in zip(e.bankers, res[:nb], strict=True):
+            _curve(curves, f"punter vs {b}", r.punter)
+        for p, r in zip(e.punters, res[nb:-1], strict=True):
+            _curve(curves, f"banker vs {p}", r.banker_result)
+        _curve(curves, "punter vs learned banker", res[-1].punter)
+        _tb_scalars(run_dir, gen, {k: v[-1] for k, v in curves.items() if k != "generation" and not k.endswith("_ci")})
+
+
+def _curve(curves: dict[str, list], name: str, est) -> None:
+    curves.setdefault(name, []).append(est.mean)
+    curves.setdefault(name + "_ci", []).append(est.ci95)
+
+
+def _tb_scalars(run_dir: Path, step: int, values: dict[str, float]) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    w = SummaryWriter(str(run_dir / "tb" / "generations"))
+    for k, v in values.items():
+        w.add_scalar("generation/" + k.replace(" ", "_").replace(":", "_"), v, step)
+    w.close()
+
+
+# --------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--config",
+        help=f"training config YAML (default: {DEFAULT_CONFIG.relative_to(Path.cwd()) if DEFAULT_CONFIG.is_relative_to(Path.cwd()) else DEFAULT_CONFIG})",
+    )
+    ap.add_argument(
+        "--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config keys (dotted, YAML values)"
+    )
+    ap.add_argument("--run-dir", help="run folder (default: runs/<name>-s<seed>)")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")
+    ap.add_argument("--no-eval", action="store_true", help="skip the final evaluation report")
+    args = ap.parse_args(argv)
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            if not (run_dir / "config.yaml").exists():
+                raise ValueError(f"--resume {run_dir}: no config.yaml there (not a run folder)")
+            cfg = load_config(run_dir / "config.yaml", args.set)
+        else:
+            cfg = load_config(args.config, args.set)
+            run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
+            if (run_dir / "state.json").exists():
+                raise ValueError(
+                    f"run folder {run_dir} already holds a run: use --resume {run_dir} or another --run-dir"
+                )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    print(f"run folder: {run_dir}")
+    state = train(cfg, run_dir, resume=bool(args.resume))
+    train_seconds = time.perf_counter() - t0
+    if not args.no_eval:
+        from evaluate import run_report
+
+        run_report(cfg, run_dir, state, train_seconds=train_seconds)
+    print(f"done in {time.perf_counter() - t0:.0f} s; run folder: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
