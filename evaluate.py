@@ -208,7 +208,7 @@ def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict
         "punters": [_label(p, names) for p in t.punters],
         "bankers": [_label(b, names) for b in t.bankers],
         "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
-        "ci95": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
+        "ci": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
     }
     plots.plot_tournament(matrix, str(run_dir / "tournament.png"))
     out.append("tournament.png")
@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         matrix = {
             "punters": t.punters, "bankers": t.bankers,
             "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
-            "ci95": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
+            "ci": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
         }  # fmt: skip
         plots.plot_tournament(matrix, str(args.plots / "tournament.png"))
         if args.maps:

@@ -87,6 +87,13 @@ class OpponentsConfig(_Strict):
     baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"])
     baseline_share: float = Field(0.5, ge=0, le=1, description="share of hands against the baselines")
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
+    weighting: Literal["uniform", "prioritized"] = Field(
+        "prioritized",
+        description="how the baselines share their hands: uniformly, or prioritized fictitious self-play "
+        "(weights exp(-result/temperature) from the last generation's evaluation: the opponents the "
+        "learner does worst against are met most)",
+    )
+    temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
 
     @field_validator("baseline_punters", "baseline_bankers")
     @classmethod
@@ -128,7 +135,12 @@ class TrainConfig(_Strict):
     seed: int = 0
     generations: int = Field(ge=1)
     n_envs: int = Field(8, ge=1)
-    threads: int = Field(1, ge=1, description="torch threads (1 is fastest on a small machine)")
+    threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
+    parallel: bool = Field(
+        True,
+        description="train both learners at once, in two processes (each generation against the other's "
+        "snapshots up to the previous generation); false: alternate, the banker after the punter",
+    )
     punter: RoleConfig
     banker: RoleConfig
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
@@ -192,48 +204,33 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 
 # --------------------------------------------------------------------------- training
-def _pool(baselines: list[str], snapshots: list[str], share: float, keep: int) -> dict[str, float]:
-    """Opponent weights: ``share`` spread over the baselines, the rest over the snapshots."""
-    snaps = snapshots[-keep:] if keep else list(snapshots)
-    if not snaps:
-        return dict.fromkeys(baselines, 1.0 / len(baselines))
-    if not baselines or share == 0:
-        return dict.fromkeys(snaps, 1.0 / len(snaps))
-    pool = dict.fromkeys(baselines, share / len(baselines))
-    for s in snaps:
-        pool[s] = pool.get(s, 0.0) + (1 - share) / len(snaps)
-    return pool
+ROLES = ("punter", "banker")
+
+
+def opponent_pool(
+    baselines: list[str], snapshots: list[str], o: OpponentsConfig, results: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Opponent weights for one learner's generation: ``baseline_share`` over the
+    baselines (uniform, or prioritized by the learner's last ``results`` against them:
+    ``exp(-result / temperature)``), the rest uniformly over the other learner's snapshots
+    (the newest ``snapshots`` of them, or all)."""
+    snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
+    weights = np.ones(len(baselines))
+    if o.weighting == "prioritized" and results and all(b in results for b in baselines):
+        v = np.array([results[b] for b in baselines])
+        weights = np.exp(-(v - v.min()) / o.temperature)
+    weights = weights / weights.sum() if len(baselines) else weights
+    share = o.baseline_share if snaps else 1.0
+    if not baselines:
+        share = 0.0
+    pool = {b: float(share * w) for b, w in zip(baselines, weights, strict=True)}
+    for snap in snaps:
+        pool[snap] = pool.get(snap, 0.0) + (1 - share) / len(snaps)
+    return {k: v for k, v in pool.items() if v > 0}
 
 
 def _derive(seed: int, *keys: int) -> int:
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
-
-
-class _Progress:
-    """One progress bar over every learner step of the run (tqdm), fed by an SB3 callback."""
-
-    def __init__(self, total: int, done: int):
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True, smoothing=0.05)
-
-    def callback(self, role: str):
-        from stable_baselines3.common.callbacks import BaseCallback
-
-        bar = self.bar
-
-        class _CB(BaseCallback):
-            def _on_step(self) -> bool:
-                bar.update(self.training_env.num_envs)
-                return True
-
-            def _on_rollout_end(self) -> None:
-                bar.set_postfix_str(role)
-
-        return _CB()
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 def _make_model(role_cfg: RoleConfig, venv, seed: int, tb: str):
@@ -277,105 +274,213 @@ def _venv(cfg: TrainConfig, role: str, seed: int):
     return DummyVecEnv(fns)
 
 
+def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter) -> None:
+    """A learner process: owns one role's environments and model; for each request
+    ``(generation, pool, seed)`` it learns ``steps`` env steps against ``pool``, saves a
+    snapshot and answers ``(relative path, seconds in learn())``. ``counter`` counts its
+    env steps for the progress bar."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    cfg = TrainConfig(**cfg_data)
+    torch.set_num_threads(cfg.threads)
+    root = Path(run_dir)
+    tb = str(root / "tb")
+    i = ROLES.index(role)
+    venv = _venv(cfg, role, _derive(cfg.seed, 1, i))
+    if snapshot:
+        model = MaskablePPO.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
+    else:
+        model = _make_model(getattr(cfg, role), venv, _derive(cfg.seed, 2, i), tb)
+
+    class Count(BaseCallback):
+        def _on_step(self) -> bool:
+            with counter.get_lock():
+                counter.value += self.training_env.num_envs
+            return True
+
+    steps = getattr(cfg, role).steps
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        gen, pool = msg
+        try:
+            venv.env_method("set_opponents", pool)
+            seed = _derive(cfg.seed, 3, gen, i)
+            venv.seed(seed)
+            model.set_random_seed(seed)
+            model._last_obs = None  # the generation starts from fresh episodes (exact resume)
+            t0 = time.perf_counter()
+            model.learn(steps, callback=Count(), tb_log_name=role, reset_num_timesteps=False)
+            seconds = time.perf_counter() - t0
+            rel = f"gen_{gen:03d}/{role}.zip"
+            (root / rel).parent.mkdir(exist_ok=True)
+            model.save(root / rel)
+            conn.send(("ok", rel, seconds))
+        except Exception as e:  # noqa: BLE001  (reported to the main process)
+            import traceback
+
+            conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0))
+            break
+    conn.close()
+
+
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2))
     tmp.replace(path)  # atomic: an interruption never leaves half a state file
 
 
+def new_state() -> dict[str, Any]:
+    return {
+        "generation": 0,
+        "punter_snapshots": [],
+        "banker_snapshots": [],
+        "learn_seconds": {"punter": 0.0, "banker": 0.0},
+        "learn_steps": {"punter": 0, "banker": 0},
+        "pools": [],
+        "curves": {"generation": []},
+        "nash_conv": [],
+    }
+
+
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state."""
-    import torch
-    from sb3_contrib import MaskablePPO
+    import multiprocessing as mp
 
-    torch.set_num_threads(cfg.threads)
+    from tqdm.auto import tqdm
+
     run_dir.mkdir(parents=True, exist_ok=True)
     state_path = run_dir / "state.json"
-    tb = str(run_dir / "tb")
-    if resume and state_path.exists():
-        state = json.loads(state_path.read_text())
-    else:
-        state = {
-            "generation": 0,
-            "punter_snapshots": [],
-            "banker_snapshots": [],
-            "learn_seconds": {"punter": 0.0, "banker": 0.0},
-            "learn_steps": {"punter": 0, "banker": 0},
-            "curves": {"generation": []},
-            "nash_conv": [],
-        }
+    state = json.loads(state_path.read_text()) if resume and state_path.exists() else new_state()
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    venvs = {r: _venv(cfg, r, _derive(cfg.seed, 1, i)) for i, r in enumerate(("punter", "banker"))}
-    models = {}
-    for i, role in enumerate(("punter", "banker")):
+    ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
+    procs, conns, counters = {}, {}, {}
+    for role in ROLES:
+        if getattr(cfg, role).steps == 0:
+            continue
+        parent, child = ctx.Pipe()
+        counters[role] = ctx.Value("q", 0)
         snaps = state[f"{role}_snapshots"]
-        if snaps:
-            models[role] = MaskablePPO.load(run_dir / snaps[-1], env=venvs[role], device="cpu", tensorboard_log=tb)
-        else:
-            models[role] = _make_model(getattr(cfg, role), venvs[role], _derive(cfg.seed, 2, i), tb)
+        procs[role] = ctx.Process(
+            target=_learner,
+            args=(role, cfg.model_dump(), str(run_dir), snaps[-1] if snaps else None, child, counters[role]),
+            daemon=True,
+        )
+        procs[role].start()
+        conns[role] = parent
     per_gen = cfg.punter.steps + cfg.banker.steps
-    progress = _Progress(per_gen * cfg.generations, per_gen * state["generation"])
+    bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state["generation"], unit="step",
+               dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
     try:
         for gen in range(state["generation"] + 1, cfg.generations + 1):
-            for i, role in enumerate(("punter", "banker")):
-                steps = getattr(cfg, role).steps
-                if steps == 0:
-                    continue
+            bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
+            last = state.get("last_results", {})
+            pools = {}
+            for role in ROLES:
                 other = "banker" if role == "punter" else "punter"
                 baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                 snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
-                pool = _pool(baselines, snaps, o.baseline_share, o.snapshots)
-                venv, model = venvs[role], models[role]
-                venv.env_method("set_opponents", pool)
-                s = _derive(cfg.seed, 3, gen, i)
-                venv.seed(s)
-                model.set_random_seed(s)
-                model._last_obs = None  # start the generation from fresh episodes (exact resume)
-                t0 = time.perf_counter()
-                model.learn(steps, callback=progress.callback(role), tb_log_name=role, reset_num_timesteps=False)
-                state["learn_seconds"][role] += time.perf_counter() - t0
-                state["learn_steps"][role] += steps
-                rel = f"gen_{gen:03d}/{role}.zip"
-                (run_dir / rel).parent.mkdir(exist_ok=True)
-                model.save(run_dir / rel)
-                state[f"{role}_snapshots"].append(rel)
+                pools[role] = opponent_pool(baselines, snaps, o, last.get(role))
+            state["pools"].append(
+                {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
+            )
+            order = [[r for r in ROLES if r in procs]] if cfg.parallel else [[r] for r in ROLES if r in procs]
+            for group in order:
+                for role in group:
+                    if not cfg.parallel and role == "banker" and state["punter_snapshots"]:
+                        # alternating: the banker also meets the punter just trained
+                        snaps = [f"ppo:{run_dir / s}" for s in state["punter_snapshots"]]
+                        pools[role] = opponent_pool(o.baseline_punters, snaps, o, last.get(role))
+                    conns[role].send((gen, pools[role]))
+                _wait(group, conns, counters, bar, state)
             _generation_report(cfg, run_dir, state, gen)
             state["generation"] = gen
             _write_json(state_path, state)
     finally:
-        progress.close()
-    for role in ("punter", "banker"):
-        shutil.copyfile(run_dir / state[f"{role}_snapshots"][-1], run_dir / f"{role}.zip")
+        bar.close()
+        for role, c in conns.items():
+            try:
+                c.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+            procs[role].join(timeout=30)
+            if procs[role].is_alive():
+                procs[role].terminate()
+    for role in ROLES:
+        if state[f"{role}_snapshots"]:
+            shutil.copyfile(run_dir / state[f"{role}_snapshots"][-1], run_dir / f"{role}.zip")
     return state
 
 
+def _short(spec: str, run_dir: Path) -> str:
+    return spec.replace(f"ppo:{run_dir}/", "ppo:")
+
+
+def _wait(group: list[str], conns, counters, bar, state: dict[str, Any]) -> None:
+    """Wait for the learners of ``group``, moving the progress bar as they step."""
+    pending = set(group)
+    base = bar.n - sum(counters[r].value for r in counters)
+    while pending:
+        for role in list(pending):
+            if conns[role].poll(0.2):
+                try:
+                    status, payload, seconds = conns[role].recv()
+                except EOFError:
+                    raise RuntimeError(f"the {role} learner process died") from None
+                if status != "ok":
+                    raise RuntimeError(payload)
+                pending.discard(role)
+                state[f"{role}_snapshots"].append(payload)
+                state["learn_seconds"][role] += seconds
+        done = base + sum(counters[r].value for r in counters)
+        bar.update(max(0, done - bar.n))
+
+
 def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int) -> None:
-    """After a generation: the new policies against the baselines (learning curves),
-    and their exact NashConv where the exact evaluator covers the rules."""
+    """After a generation: the new policies against the evaluation baselines (learning
+    curves; also the results that prioritize the next generation's opponents), and their
+    exact NashConv where the exact evaluator covers the rules."""
     from agents.tournament import play_matches
 
-    e = cfg.evaluation
+    e, o = cfg.evaluation, cfg.opponents
+    for role in ROLES:  # every learn() call takes exactly the configured steps
+        state["learn_steps"][role] = getattr(cfg, role).steps * len(state[f"{role}_snapshots"])
     curves = state["curves"]
     curves["generation"].append(gen)
     punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"
     banker = f"ppo:{run_dir / state['banker_snapshots'][-1]}"
-    if e.generation_hands:
-        common = {"rules": cfg.rules, "num_players": cfg.num_players, "hands": e.generation_hands, "seed": e.seed}
-        jobs = [{"banker": b, "punters": punter, **common} for b in e.bankers]
-        jobs += [{"banker": banker, "punters": p, **common} for p in e.punters]
-        jobs += [{"banker": banker, "punters": punter, **common}]
-        res = play_matches(jobs, workers=e.workers)
-        nb = len(e.bankers)
-        for b, r in zip(e.bankers, res[:nb], strict=True):
-            _curve(curves, f"punter vs {b}", r.punter)
-        for p, r in zip(e.punters, res[nb:-1], strict=True):
-            _curve(curves, f"banker vs {p}", r.banker_result)
-        _curve(curves, "punter vs learned banker", res[-1].punter)
-        _tb_scalars(run_dir, gen, {k: v[-1] for k, v in curves.items() if k != "generation" and not k.endswith("_ci")})
+    hands = e.generation_hands
+    if not hands:
+        return
+    bankers = list(dict.fromkeys([*e.bankers, *o.baseline_bankers]))
+    punters = list(dict.fromkeys([*e.punters, *o.baseline_punters]))
+    common = {"rules": cfg.rules, "num_players": cfg.num_players, "hands": hands, "seed": e.seed + gen}
+    jobs = [{"banker": b, "punters": punter, **common} for b in bankers]
+    jobs += [{"banker": banker, "punters": p, **common} for p in punters]
+    jobs += [{"banker": banker, "punters": punter, **common}]
+    res = play_matches(jobs, workers=e.workers)
+    nb = len(bankers)
+    last = {"punter": {}, "banker": {}}
+    for b, r in zip(bankers, res[:nb], strict=True):
+        last["punter"][b] = r.punter.mean
+        _curve(curves, f"punter vs {b}", r.punter)
+    for p, r in zip(punters, res[nb:-1], strict=True):
+        last["banker"][p] = r.banker_result.mean
+        _curve(curves, f"banker vs {p}", r.banker_result)
+    _curve(curves, "punter vs learned banker", res[-1].punter)
+    state["last_results"] = last
+    _tb_scalars(
+        run_dir,
+        gen,
+        {k: v[-1] for k, v in curves.items() if isinstance(v, list) and k != "generation" and not k.endswith("_ci")},
+    )
 
 
-def _curve(curves: dict[str, list], name: str, est) -> None:
+def _curve(curves: dict[str, Any], name: str, est) -> None:
     curves.setdefault(name, []).append(est.mean)
     curves.setdefault(name + "_ci", []).append(est.ci95)
 

@@ -174,7 +174,8 @@ def play_matches(
     workers = min(workers, len(jobs), os.cpu_count() or 1)
     # Longest jobs first: a match's cost grows with its hands.
     order = sorted(range(len(jobs)), key=lambda i: -jobs[i].get("hands", 200_000))
-    with mp.get_context("fork").Pool(workers) as pool:
+    # spawn: fresh interpreters (the caller may have torch loaded; a fork would copy it)
+    with mp.get_context("spawn").Pool(workers) as pool:
         for i, res in zip(order, pool.imap(_play, [jobs[i] for i in order]), strict=True):
             results[i] = res
             if progress:

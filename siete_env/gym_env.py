@@ -23,6 +23,9 @@ earned by any decision of the learner: they are left out of the return and repor
 decision at all (a banker whose punters all bust) is played out inside ``reset``/``step``
 and skipped; ``info["skipped_episodes"]`` counts them.
 
+``reset(options={"deck": [...]})`` stacks the first episode's deck as in the AEC env
+(first card to the first punter in turn order, the banker's last, then hits from the top).
+
 Observations are the AEC observation vector of the learner (``Box``; the action mask is
 ``action_masks()`` and ``info["action_mask"]``), or with ``fold_suits=True`` its
 suit-folded form (``siete_env.features``; ``"auto"``: folded when the rules never look
@@ -179,8 +182,11 @@ class SeatEnv(gymnasium.Env):
         info.update(extra)
         return info
 
-    def _new_episode(self) -> None:
-        self.table.reset(options={"banker": self.banker_seat})
+    def _new_episode(self, deck: Sequence[str] | None = None) -> None:
+        opts: dict[str, Any] = {"banker": self.banker_seat}
+        if deck is not None:
+            opts["deck"] = deck
+        self.table.reset(options=opts)
         n = self.num_players
         picks = self.np_random.choice(len(self._pool), size=n - 1, p=self._pool_p)
         self._seat_agent = [None] + [self._pool[i] for i in picks]
@@ -204,11 +210,20 @@ class SeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = dict(options or {})
+        unknown = [k for k in options if k != "deck"]
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; the only option is 'deck' (a stacked deck)")
+        deck = options.get("deck")
+        if deck is not None:
+            from .cards import parse_deck
+
+            parse_deck(deck, self.rules.deck_cards())  # refuse a bad deck before anything changes
         if seed is not None or not self._seeded:
             self._seed_all(seed)
         skipped = 0
         while True:
-            self._new_episode()
+            self._new_episode(deck if skipped == 0 else None)
             before, done = self._play_others()
             if not done:
                 break
