@@ -61,7 +61,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from .cards import N_CARDS, SEVEN_HALF, VALUE2
-from .encoding import HAND_FEATURES, SEAT_FEATURES, Layout
+from .encoding import Layout
 from .game import Phase, Status, build_actions
 from .rules import Rules, resolve_rules
 
@@ -116,7 +116,8 @@ def check_rules(rules: str | dict[str, Any] | Rules | None) -> Rules:
     if bad:
         raise ValueError(
             "the exact evaluator covers the heads-up spanish game without splits (bet levels, "
-            "raises and four-swap included); not covered: " + ", ".join(bad)
+            "raises and four-swap included); not covered: "
+            + ", ".join(bad)
             + ". Use e.g. rules={'preset': 'spanish', 'max_splits': 0}."
         )
     return r
@@ -149,6 +150,18 @@ class BestResponse:
 
 
 # --------------------------------------------------------------------------- evaluator
+class _Chunk(NamedTuple):
+    """Per-V arrays of one chunk of the banker pass."""
+
+    n: int
+    vk: np.ndarray  # swapped 4s
+    vn: np.ndarray  # punter's face-up cards
+    A: np.ndarray  # (n, 10) unseen cards by rank before the hidden one is removed
+    den0: np.ndarray  # unseen cards, the hidden one removed
+    win: np.ndarray  # (n, 10) punter's chips when it wins, by hidden rank
+    lose75: np.ndarray  # (n, 10) punter's chips against a banker's 7½
+
+
 def _ranks_of(counts: Iterable[int]) -> list[int]:
     return [r for r, m in enumerate(counts) for _ in range(m)]
 
@@ -164,8 +177,9 @@ class ExactEvaluator:
     """
 
     def __init__(self, rules: str | dict[str, Any] | Rules | None = "spanish", batch_rows: int = 262_144,
-                 check_suits: bool = True):  # fmt: skip
+                 check_suits: bool = True, fast_baselines: bool = True):  # fmt: skip
         self.rules = check_rules(rules)
+        self.fast_baselines = fast_baselines
         self.batch_rows = batch_rows
         self.check_suits = check_suits
         r = self.rules
@@ -441,7 +455,7 @@ class ExactEvaluator:
         nV = self.n_vu * self.L
         obs = np.tile(base, (nV, 1))
         rr, cc = [], []
-        for v, (k, U) in enumerate(self.vu_keys):
+        for v, (_k, U) in enumerate(self.vu_keys):
             idx = [((j * N_RANKS + r) * W + 1) for r in range(N_RANKS) for j in range(U[r])]
             for si in range(self.L):
                 row = v * self.L + si
@@ -491,7 +505,8 @@ class ExactEvaluator:
 
     # ------------------------------------------------------------------ policies
     def _query(self, policy: Policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        p = np.asarray(policy.action_probs(obs, masks), np.float64)
+        fast = _fast_baseline(policy, self) if self.fast_baselines else None
+        p = np.asarray(fast(obs, masks) if fast is not None else policy.action_probs(obs, masks), np.float64)
         if p.shape != masks.shape:
             raise ValueError(f"action_probs returned shape {p.shape}, expected {masks.shape}")
         if self.check_suits and len(obs):
@@ -521,7 +536,9 @@ class ExactEvaluator:
         obs, masks, bet_row, draw_row = self.punter_observations()
         probs = np.empty((len(obs), self.A))
         for s in range(0, len(obs), self.batch_rows):
-            probs[s : s + self.batch_rows] = self._query(punter, obs[s : s + self.batch_rows], masks[s : s + self.batch_rows])
+            probs[s : s + self.batch_rows] = self._query(
+                punter, obs[s : s + self.batch_rows], masks[s : s + self.batch_rows]
+            )
         probs *= masks
         bet = probs[bet_row]
         draw = np.zeros((self.n_states, self.L, 2, self.A))
@@ -697,6 +714,37 @@ class ExactEvaluator:
         return float(value), bact, act
 
     # ------------------------------------------------------------------ banker side
+    def _cont(self, ctx: _Chunk, node_vals: dict[int, np.ndarray], m_i: int | None) -> np.ndarray:
+        """The punter's chips, per (V, h) of a chunk, when the banker draws a card holding
+        node ``m_i`` (``None``: its first card), the values of the nodes reached being
+        ``node_vals``: draws without replacement from the unseen cards (the punter's
+        hidden one excluded), or the swapped 4 when the deck reaches its place."""
+        n, vk, vn, A = ctx.n, ctx.vk, ctx.vn, ctx.A
+        if m_i is None:
+            C, den, fixed = A, ctx.den0, np.zeros(n, bool)
+            kids = self.single
+        else:
+            m = self.M[m_i]
+            fd = self._fixed_drawn(vk, vn, int(self.M_n[m_i]))
+            C = A - m[None, :]
+            C[:, FOUR] += fd
+            den = ctx.den0 - (self.M_n[m_i] - fd)
+            nxt = 1 + vk + vn + self.M_n[m_i]
+            fixed = (nxt >= self.fixed_at) & (nxt < self.fixed_at + vk)
+            kids = self.M_child[m_i]
+        Cp = np.clip(C, 0, None).astype(np.float64)
+        X = np.empty((N_RANKS, n, N_RANKS))
+        for r in range(N_RANKS):
+            kid = kids[r]
+            X[r] = ctx.lose75 if kid == -1 else ctx.win if kid == -2 else 0.0 if kid == -3 else node_vals[kid]
+        tot = np.einsum("vr,rvh->vh", Cp, X)
+        ar = np.arange(N_RANKS)
+        tot -= (Cp > 0) * X[ar, :, ar].T  # the hidden rank h is one card fewer: X[h][v, h]
+        out = tot / np.maximum(den, 1)[:, None]
+        if fixed.any():
+            out[fixed] = X[FOUR][fixed]
+        return out
+
     def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 4096
                     ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
         """Backward over the banker's card multisets for every stood (V, h).
@@ -714,7 +762,6 @@ class ExactEvaluator:
         vk_all = np.repeat(self.vu_k, self.L)
         vU_all = np.repeat(self.vu_U, self.L, axis=0)
         stake_all = np.tile(self._stake_vec(), self.n_vu)
-        eye = np.eye(N_RANKS, dtype=np.int64)
         for c0 in range(0, nV, chunk):
             sl = slice(c0, min(nV, c0 + chunk))
             vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
@@ -729,43 +776,17 @@ class ExactEvaluator:
             vals_pol: dict[int, np.ndarray] = {}
             vals_br: dict[int, np.ndarray] = {}
             w = Wf[sl] if Wf is not None else None
-            ar = np.arange(N_RANKS)
-
-            def cont(node_vals: dict[int, np.ndarray], m_i: int | None) -> np.ndarray:
-                if m_i is None:
-                    C, den, fixed = A, den0, np.zeros(n, bool)
-                    kids = self.single
-                else:
-                    m = self.M[m_i]
-                    fd = self._fixed_drawn(vk, vn, int(self.M_n[m_i]))
-                    C = A - m[None, :]
-                    C[:, FOUR] += fd
-                    den = den0 - (self.M_n[m_i] - fd)
-                    nxt = 1 + vk + vn + self.M_n[m_i]
-                    fixed = (nxt >= self.fixed_at) & (nxt < self.fixed_at + vk)
-                    kids = self.M_child[m_i]
-                Cp = np.clip(C, 0, None).astype(np.float64)
-                X = np.empty((N_RANKS, n, N_RANKS))
-                for r in range(N_RANKS):
-                    kid = kids[r]
-                    X[r] = lose75 if kid == -1 else win if kid == -2 else 0.0 if kid == -3 else node_vals[kid]
-                tot = np.einsum("vr,rvh->vh", Cp, X)
-                diag = X[ar, :, ar].T  # X[h][v, h]
-                tot -= (Cp > 0) * diag
-                out = tot / np.maximum(den, 1)[:, None]
-                if fixed.any():
-                    out[fixed] = X[FOUR][fixed]
-                return out
+            ctx = _Chunk(n, vk, vn, A, den0, win, lose75)
 
             for m_i in range(self.n_M):
                 B = int(self.M_tot[m_i])
                 stand = np.where(P > B, win, -stake[:, None])
                 if hit is not None:
-                    cp = cont(vals_pol, m_i)
+                    cp = self._cont(ctx, vals_pol, m_i)
                     s = hit[sl, m_i][:, None]
                     vals_pol[m_i] = s * cp + (1 - s) * stand
                 if w is not None:
-                    cb = cont(vals_br, m_i)
+                    cb = self._cont(ctx, vals_br, m_i)
                     m = self.M[m_i]
                     fd = self._fixed_drawn(vk, vn, int(self.M_n[m_i]))
                     Cex = A - m[None, :]
@@ -775,15 +796,79 @@ class ExactEvaluator:
                     br_hit[sl, m_i] = h_hit
                     vals_br[m_i] = np.where(h_hit[:, None], cb, stand)
             if hit is not None:
-                G_pol[sl] = cont(vals_pol, None)
+                G_pol[sl] = self._cont(ctx, vals_pol, None)
             if w is not None:
-                G_br[sl] = cont(vals_br, None)
+                G_br[sl] = self._cont(ctx, vals_br, None)
         shape = (self.n_vu, self.L, N_RANKS)
         return (
             G_pol.reshape(shape) if G_pol is not None else None,
             G_br.reshape(shape) if G_br is not None else None,
             br_hit,
         )
+
+
+# --------------------------------------------------------------------------- fast baselines
+def _fast_baseline(policy: Any, ev: ExactEvaluator) -> Any:
+    """A vectorised ``action_probs`` for the heuristic baselines of ``agents.baselines``
+    (their own is a loop over rows). It reproduces their decisions on the heads-up
+    states this evaluator builds (without splits; ``tests/test_exact.py`` checks it
+    against the agents' own ``action_probs``). ``None`` for any other policy."""
+    kind = type(policy).__name__
+    module = type(policy).__module__
+    if module != "agents.baselines" or kind not in (
+        "ThresholdPunter", "BankerThreshold", "SmartBanker", "BoldPunter", "RandomAgent"
+    ):  # fmt: skip
+        return None
+    L, W = ev.layout, ev.layout.W
+    G = L.GLOBAL
+    own, other = L.hand(0, 0), L.hand(1, 0)
+    ids = dict(policy.ids) if hasattr(policy, "ids") else {}
+    bets = [ids[f"BET_{s}"] for s in ev.levels] if ids else []
+
+    def probs(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        n = len(obs)
+        if kind == "RandomAgent":
+            m = masks.astype(np.float64)
+            return m / m.sum(1, keepdims=True)
+        act = np.full(n, -1, np.int64)
+        mine = obs[:, own + 8]
+        phase = obs[:, G : G + len(Phase)].argmax(1)
+        bank = phase == Phase.BANKER
+        hit = masks[:, _HIT_UP].astype(bool) & (mine < policy.threshold)
+        if kind == "SmartBanker":
+            stood = obs[:, other + Status.STOOD] == 1.0
+            least = obs[:, other + 8] + 0.5 * (obs[:, other + 7] == 1.0)
+            hit |= masks[:, _HIT_UP].astype(bool) & (mine >= policy.threshold) & stood & (mine < least) & (least < 7.5)
+        elif kind != "BankerThreshold":  # a threshold punter (or bold) as banker: hits below its banker threshold
+            hit = masks[:, _HIT_UP].astype(bool) & (mine < policy.banker_threshold)
+        act[bank] = np.where(hit[bank], _HIT_UP, _STAND)
+        bet = phase == Phase.BET
+        mb = masks[:, bets].astype(bool)
+        last = np.array(bets)[mb.shape[1] - 1 - mb[:, ::-1].argmax(1)]
+        first = np.array(bets)[mb.argmax(1)]
+        if kind == "BoldPunter":
+            strong = (mine == 0.5) | (mine == 7.0)
+            choice = np.where(strong, last, first)
+            choice = np.where(masks[:, _SWAP].astype(bool), _SWAP, choice)
+        else:
+            choice = np.where(mb[:, 0], bets[0], last)
+        choice = np.where(mb.any(1), choice, _SWAP)  # a mandatory swap
+        act[bet] = choice[bet]
+        draw = phase == Phase.DRAW
+        cards = obs[:, : N_CARDS * W].reshape(n, N_CARDS, W)
+        hidden = cards[:, :, L.n * L.H] * cards[:, :, 0]
+        hv = (hidden * (np.array(VALUE2, np.float64) / 2)[None, :]).sum(1)
+        has_h = hidden.sum(1) > 0
+        stand = (mine >= policy.threshold) | ~masks[:, _HIT_UP].astype(bool)
+        down = has_h & (hv < 4) & masks[:, _HIT_DOWN].astype(bool)
+        act[draw] = np.where(stand, _STAND, np.where(down, _HIT_DOWN, _HIT_UP))[draw]
+        if (act < 0).any():
+            return policy.action_probs(obs, masks)
+        out = np.zeros(masks.shape)
+        out[np.arange(n), act] = 1.0
+        return out
+
+    return probs
 
 
 # --------------------------------------------------------------------------- best-response policies

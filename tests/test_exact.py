@@ -1,0 +1,176 @@
+"""The exact heads-up evaluator (``siete_env.exact``): known value, observations identical
+to the encoder's, EV against large simulations, best responses and NashConv."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.specs import make_agent
+from siete_env import raw_env
+from siete_env.exact import (
+    N_RANKS,
+    ExactEvaluator,
+    check_rules,
+    evaluator,
+    expected_value,
+)
+from siete_env.features import fold_suits
+
+SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+LEVELS = {"preset": "spanish", "bet_levels": [1, 2, 3], "four_swap": "off", "max_splits": 0}
+SWAPS = {"preset": "spanish", "bet_levels": [1, 2], "max_splits": 0}
+KNOWN = -0.1777828  # threshold 5½ against banker 6 (tests/test_baseline_value.py)
+
+
+def agent(spec, rules, seed=None):
+    return make_agent(spec, raw_env(2, rules), seed=seed)
+
+
+def test_known_value_threshold_against_banker_6():
+    assert abs(expected_value(agent("threshold:5.5", SINGLE), agent("banker:6", SINGLE), SINGLE) - KNOWN) < 1e-7
+    # bet levels, raises and swaps do not change a pair that never uses them
+    for rules in (LEVELS, SWAPS):
+        assert abs(expected_value(agent("threshold:5.5", rules), agent("banker:6", rules), rules) - KNOWN) < 1e-7
+
+
+def test_rules_not_covered_are_refused():
+    with pytest.raises(ValueError, match="max_splits"):
+        check_rules("spanish")
+    with pytest.raises(ValueError, match="wild_card"):
+        check_rules({"preset": "italian"})
+    check_rules(SWAPS)
+
+
+def _state_of(g):
+    """The evaluator's view of the engine: (k, hidden rank, face-up rank counts) of the punter."""
+    k = g.swaps[1]
+    cards = g.cards[1]
+    h = g.hidden[1] % N_RANKS
+    U = [0] * N_RANKS
+    for c in cards:
+        if c != g.hidden[1]:
+            U[c % N_RANKS] += 1
+    return k, h, tuple(U)
+
+
+@pytest.mark.parametrize(
+    "rules", [SINGLE, LEVELS, SWAPS, {"preset": "spanish", "max_splits": 0, "four_swap": "mandatory"}]
+)
+def test_constructed_observations_equal_the_encoders(rules):
+    """Random plays through the env: at every decision the evaluator's own observation
+    of that information state (folded: suits are the evaluator's choice) and mask equal
+    the environment's."""
+    ev = ExactEvaluator(rules)
+    obs, masks, bet_row, draw_row = ev.punter_observations()
+    state = {(int(k), int(h), tuple(U)): c for c, (k, h, U) in enumerate(ev.states)}
+    bet_key = {(int(ev.K[c]), int(ev.Hd[c])): i for i, c in enumerate(ev.bet_states)}
+    vu = {(k, tuple(U)): i for i, (k, U) in enumerate(ev.vu_keys)}
+    base, _ = ev._banker_base()
+    L = ev.layout
+    e = raw_env(2, rules)
+    rng = np.random.default_rng(1)
+    checked = {"bet": 0, "draw": 0, "banker": 0}
+    n_hands = 0
+    while n_hands < 400 or checked["banker"] < 200:
+        n_hands += 1
+        deck = None
+        if n_hands % 4 == 0:  # plenty of 4s to swap
+            fours = [f"4{s}" for s in "oceb"]
+            deck = [fours[0], "1o"] + fours[1:]
+        e.reset(seed=int(rng.integers(1 << 30)), options={"banker": 0, **({"deck": deck} if deck else {})})
+        g = e.game
+        while e.agents and g.phase != 4:
+            seat = g.seat
+            o = e.observe(f"player_{seat}")
+            mine_obs = mine_mask = None
+            if seat == 1:
+                k, h, U = _state_of(g)
+                if g.phase == 0:
+                    i = bet_row[bet_key[(k, h)]]
+                    checked["bet"] += 1
+                else:
+                    si = ev.levels.index(g.stake[1])
+                    ro = int(any(o["action_mask"][list(ev.raise_ids.values())])) if ev.raise_ids else 0
+                    i = draw_row[state[(k, h, U)], si, ro]
+                    checked["draw"] += 1
+                mine_obs, mine_mask = obs[i], masks[i]
+            else:
+                k, _, U = _state_of(g)
+                Ufull = list(U)  # the banker does not see the hidden card: U is the face-up part
+                M = [0] * N_RANKS
+                for c in g.cards[0]:
+                    M[c % N_RANKS] += 1
+                m_i = ev.M_index[tuple(M)]
+                v = vu[(k, tuple(Ufull))] * ev.L + ev.levels.index(g.stake[1])
+                rows, ok = ev._banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), m_i)
+                assert ok[v]
+                mine_obs = rows[int(ok[:v].sum())]
+                mine_mask = np.zeros(ev.A, np.int8)
+                mine_mask[[0, 1]] = 1
+                checked["banker"] += 1
+            np.testing.assert_array_equal(fold_suits(mine_obs, L), fold_suits(o["observation"], L))
+            np.testing.assert_array_equal(mine_mask, o["action_mask"])
+            legal = np.flatnonzero(o["action_mask"])
+            e.step(int(rng.choice(legal)))
+    assert min(checked.values()) > 0, checked
+
+
+def _simulate(punter, banker, rules, n_hands, seed):
+    e = raw_env(2, rules)
+    out = np.empty(n_hands)
+    rng = np.random.default_rng(seed)
+    for i in range(n_hands):
+        e.reset(seed=int(rng.integers(1 << 30)) if i == 0 else None, options={"banker": 0})
+        total = 0.0
+        while e.agents:
+            a = e.agent_selection
+            obs, reward, term, trunc, _ = e.last()
+            if a == "player_1":
+                total += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            pol = banker if a == "player_0" else punter
+            p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
+            e.step(int(rng.choice(len(p), p=p / p.sum())))
+        total += e.rewards.get("player_1", 0.0) if "player_1" in e.agents else 0.0
+        out[i] = total
+    return out
+
+
+@pytest.mark.parametrize(
+    ("rules", "p_spec", "b_spec"),
+    [
+        (SINGLE, "random", "smart:6"),
+        (LEVELS, "bold:5", "smart:5.5"),
+        (SWAPS, "random", "random"),
+    ],
+)
+def test_exact_value_within_the_confidence_interval_of_a_simulation(rules, p_spec, b_spec):
+    p, b = agent(p_spec, rules), agent(b_spec, rules)
+    exact = expected_value(p, b, evaluator(rules))
+    sim = _simulate(p, b, rules, 6000, seed=7)
+    half = 1.96 * sim.std() / np.sqrt(len(sim))
+    assert abs(sim.mean() - exact) < half, (exact, sim.mean(), half)
+
+
+@pytest.mark.parametrize("rules", [SINGLE, SWAPS, {"preset": "spanish", "max_splits": 0, "four_swap": "mandatory"}])
+def test_vectorised_baselines_match_the_agents(rules):
+    from siete_env.exact import _fast_baseline
+
+    ev = ExactEvaluator(rules)
+    obs, masks, _, _ = ev.punter_observations()
+    base, mask1 = ev._banker_base()
+    rng = np.random.default_rng(0)
+    brows = [ev._banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), int(m))[0]
+             for m in rng.choice(ev.n_M, 30, replace=False)]  # fmt: skip
+    bobs = np.concatenate(brows)
+    bmask = np.broadcast_to(mask1, (len(bobs), ev.A)).copy()
+    for spec in ("threshold:5.5", "threshold:4", "banker:6", "smart:6", "smart:5", "bold:5", "random"):
+        a = agent(spec, rules)
+        fast = _fast_baseline(a, ev)
+        assert fast is not None
+        for o, m in ((obs, masks), (bobs, bmask)):
+            sel = rng.choice(len(o), min(len(o), 3000), replace=False)
+            np.testing.assert_array_equal(fast(o[sel], m[sel]), a.action_probs(o[sel], m[sel]))
