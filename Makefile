@@ -1,21 +1,26 @@
-# Every target sets itself up: a virtual environment in .venv with the project installed.
+# Every target sets itself up: a virtual environment in .venv with the project installed
+# (with its training extras: torch CPU, stable-baselines3, sb3-contrib, tensorboard, ...).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+ARGS ?=
 
-.PHONY: demo test bench lint clean
+.PHONY: train test demo bench lint clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,train]"
 	touch $@
 
-demo: $(VENV)/.installed  ## play and print a few hands between simple table players
-	$(PY) demo.py
+train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report
+	$(PY) train.py $(ARGS)
 
 test: $(VENV)/.installed  ## the whole test suite
 	$(PY) -m pytest
+
+demo: $(VENV)/.installed  ## play and print a few hands between simple table players
+	$(PY) demo.py
 
 bench: $(VENV)/.installed  ## throughput side by side with PettingZoo's leduc_holdem_v4
 	$(PY) benchmarks/throughput.py

@@ -79,6 +79,15 @@ def _keep_out_of_auction(ids: dict[str, int], mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _banker_move(ids: dict[str, int], mask: np.ndarray, want_hit: bool) -> int:
+    """HIT_UP if wanted and legal, else STAND; when the rules force the banker's move
+    (``hit_below_6``, ``banker_must_chase``, an empty deck) the one legal move."""
+    hit, stand = ids["HIT_UP"], ids["STAND"]
+    if want_hit and mask[hit]:
+        return hit
+    return stand if mask[stand] else hit
+
+
 class RandomAgent:
     """Uniform over the legal actions (its own seeded generator)."""
 
@@ -114,8 +123,7 @@ class ThresholdPunter(_Deterministic):
         v = self.view
         ph = v.phase(o)
         if ph == Phase.BANKER:
-            hit = mask[self.ids["HIT_UP"]] and v.my_total(o) < self.banker_threshold
-            return self.ids["HIT_UP"] if hit else self.ids["STAND"]
+            return _banker_move(self.ids, mask, v.my_total(o) < self.banker_threshold)
         if ph in (Phase.AUCTION, Phase.SIDE_BETS):
             return _keep_out_of_auction(self.ids, mask)
         if ph == Phase.BET:
@@ -141,9 +149,7 @@ class BankerThreshold(ThresholdPunter):
         o, mask = obs["observation"], obs["action_mask"]
         if self.view.phase(o) != Phase.BANKER:
             return super().__call__(obs)
-        if mask[self.ids["HIT_UP"]] and self.hits(o):
-            return self.ids["HIT_UP"]
-        return self.ids["STAND"]
+        return _banker_move(self.ids, mask, self.hits(o))
 
     def hits(self, o: np.ndarray) -> bool:
         return self.view.my_total(o) < self.threshold
