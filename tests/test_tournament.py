@@ -1,0 +1,189 @@
+"""Matches and tournaments (``agents.tournament``): the same chips as the AEC API, the
+confidence intervals, the known value of threshold:5.5 against banker:6, parallel
+workers, round robins and their worst cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from agents.specs import make_agent
+from agents.tournament import Z95, Estimate, play_match, play_matches, round_robin
+from evaluate import worst_cases
+from siete_env import env as aec_env
+
+EXACT = -0.1777828  # tests/test_baseline_value.py: exact enumeration, single stake, no swaps/splits
+
+
+def _via_aec(banker, punters, n, hands, seed, rules="spanish"):
+    """The hands of ``play_match`` played through the wrapped AEC API (agent_iter / last /
+    step), with the seeds play_match derives: table seed from the first spawned child of
+    SeedSequence(seed), each seat's agent seed from the next ones."""
+    e = aec_env(num_players=n, rules=rules)
+    seeds = np.random.SeedSequence(seed).spawn(n + 1)
+    specs = [banker, *([punters] * (n - 1) if isinstance(punters, str) else punters)]
+    agents = [make_agent(s, e, seed=int(seeds[i + 1].generate_state(1)[0])) for i, s in enumerate(specs)]
+    table_seed = int(seeds[0].generate_state(1)[0])
+    chips = np.zeros((hands, n))
+    decisions = []
+    for ep in range(hands):
+        e.reset(seed=table_seed if ep == 0 else None, options={"banker": 0})
+        for name in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            seat = int(name.split("_")[1])
+            a = agents[seat](obs)
+            decisions.append((seat, a))
+            e.step(a)
+            step_rewards = e.rewards
+            chips[ep] += [step_rewards[f"player_{s}"] for s in range(n)]
+        # rewards of the final step are read after it; the loop above read them every step
+    return chips, decisions
+
+
+@pytest.mark.parametrize(
+    "banker, punters, n, hands",
+    [
+        ("banker:6", "threshold:5.5", 2, 400),
+        ("smart:6", ["random", "bold:5.5"], 3, 300),
+        ("random", "random", 4, 200),
+    ],
+)
+def test_play_match_equals_the_aec_api(banker, punters, n, hands):
+    decisions = []
+    res = play_match(
+        banker, punters, num_players=n, hands=hands, seed=17, recorder=lambda s, o, a: decisions.append((s, a))
+    )
+    chips, aec_decisions = _via_aec(banker, punters, n, hands, 17)
+    assert decisions == aec_decisions
+    assert res.hands == hands and res.num_players == n
+    for s in range(n):
+        want = Estimate.of(chips[:, s])
+        assert res.seats[s].mean == pytest.approx(want.mean, abs=1e-12)
+        assert res.seats[s].sd == pytest.approx(want.sd, abs=1e-12)
+        assert res.seats[s].n == hands
+    assert res.punter.mean == pytest.approx(chips[:, 1:].mean(), abs=1e-12)
+    assert res.banker_result == res.seats[0]
+    # every hand is zero-sum across the seats
+    np.testing.assert_array_equal(chips.sum(axis=1), 0)
+    assert sum(s.mean for s in res.seats) == pytest.approx(0, abs=1e-12)
+
+
+def test_same_seed_same_match_other_seed_other_match():
+    a = play_match("smart:6", "random", num_players=3, hands=500, seed=1)
+    b = play_match("smart:6", "random", num_players=3, hands=500, seed=1)
+    c = play_match("smart:6", "random", num_players=3, hands=500, seed=2)
+    assert a.seats == b.seats and a.punter == b.punter
+    assert a.seats != c.seats
+
+
+def test_heads_up_banker_result_is_minus_the_punters():
+    r = play_match("smart:6", "bold:5.5", hands=2000, seed=4)
+    assert r.seats[0].mean == pytest.approx(-r.seats[1].mean, abs=1e-12)
+    assert r.seats[0].sd == pytest.approx(r.seats[1].sd, abs=1e-12)
+    assert r.punter == r.seats[1]
+
+
+def test_common_decks_across_pairings():
+    # the punter's first card of every hand is the same whoever banks (same seed)
+    L = aec_env(num_players=2).unwrapped.layout
+
+    def first_cards(banker):
+        seen = []
+
+        def rec(seat, obs, a):
+            if seat == 1 and 6 <= a <= 10:  # threshold bets once a hand (BET_1), before any hit
+                cards = obs["observation"][: 40 * L.W].reshape(40, L.W)
+                seen.append(np.flatnonzero(cards[:, 0]).tolist())  # its own hand's cards
+
+        play_match(banker, "threshold:5.5", hands=300, seed=9, recorder=rec)
+        return seen
+
+    a, b = first_cards("banker:6"), first_cards("random")
+    assert len(a) == 300 and a == b
+
+
+def test_estimate_formula():
+    v = np.array([1.0, -1.0, 2.0, 0.0, 3.0])
+    e = Estimate.of(v)
+    sd = math.sqrt(((1 - 1) ** 2 + (-1 - 1) ** 2 + (2 - 1) ** 2 + (0 - 1) ** 2 + (3 - 1) ** 2) / 4)
+    assert (e.mean, e.n) == (1.0, 5)
+    assert e.sd == pytest.approx(sd, rel=1e-15)
+    assert e.ci95 == pytest.approx(1.959963984540054 * sd / math.sqrt(5), rel=1e-15)
+    assert Z95 == pytest.approx(1.959963984540054)
+    assert e.low == pytest.approx(1 - e.ci95) and e.high == pytest.approx(1 + e.ci95)
+    assert str(e) == f"+1.0000 ± {e.ci95:.4f}"
+    one = Estimate.of(np.array([2.0]))
+    assert one.mean == 2.0 and one.ci95 == math.inf and one.n == 1
+
+
+def test_threshold_against_banker_six_matches_the_exact_value():
+    r = play_match("banker:6", "threshold:5.5", hands=20_000, seed=0)
+    se = r.punter.sd / math.sqrt(r.punter.n)
+    assert r.punter.n == 20_000
+    assert abs(r.punter.mean - EXACT) < 4 * se, (r.punter, se)
+    assert r.punter.ci95 == pytest.approx(Z95 * se)
+
+
+def _strip(d):
+    d = dict(d)
+    d.pop("seconds")
+    return d
+
+
+def test_play_matches_workers_two_equals_one():
+    jobs = [
+        {"banker": "banker:6", "punters": "threshold:5.5", "hands": 1500, "seed": 3},
+        {"banker": "smart:6", "punters": "random", "hands": 800, "seed": 3, "num_players": 3},
+        {"banker": "random", "punters": ["bold:5.5", "threshold:5"], "hands": 600, "seed": 5, "num_players": 3},
+    ]
+    one = play_matches(jobs, workers=1)
+    two = play_matches(jobs, workers=2)
+    assert [_strip(r.to_dict()) for r in one] == [_strip(r.to_dict()) for r in two]
+    assert [r.banker for r in two] == ["banker:6", "smart:6", "random"]  # in the order of the jobs
+
+
+def test_play_match_refuses_a_wrong_number_of_punters():
+    with pytest.raises(ValueError, match="2 punter seats but 1 punter specs"):
+        play_match("banker:6", ["threshold:5.5"], num_players=3, hands=10)
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        play_match("nope", "threshold:5.5", hands=10)
+
+
+def test_round_robin_and_worst_cases():
+    punters = ["threshold:5.5", "bold:5.5", "random"]
+    bankers = ["banker:6", "smart:6", "random"]
+    t = round_robin(punters, bankers, hands=1500, seed=8, skip=lambda p, b: p == "random" and b == "random")
+    assert set(t.results) == {(p, b) for p in punters for b in bankers} - {("random", "random")}
+    # every pairing is the same as its own match with the same seed
+    r = play_match("smart:6", "bold:5.5", hands=1500, seed=8)
+    assert t.results[("bold:5.5", "smart:6")].seats == r.seats
+    t = round_robin(punters, bankers, hands=1500, seed=8)
+    worst = t.punter_worst("threshold:5.5")
+    assert worst.punter.mean == min(t.results[("threshold:5.5", b)].punter.mean for b in bankers)
+    wb = t.banker_worst("smart:6")
+    assert wb.banker_result.mean == min(t.results[(p, "smart:6")].banker_result.mean for p in punters)
+    # worst cases over the *baselines* only: "bold:5.5" and "smart:6" play the learned ones
+    wc = worst_cases(t, "bold:5.5", "smart:6")
+    base_b, base_p = ["banker:6", "random"], ["threshold:5.5", "random"]
+    for p in punters:
+        b = min(base_b, key=lambda b: t.results[(p, b)].punter.mean)
+        assert wc["punters"][p] == {
+            "against": b,
+            "mean": t.results[(p, b)].punter.mean,
+            "ci95": t.results[(p, b)].punter.ci95,
+        }
+    for b in bankers:
+        p = min(base_p, key=lambda p: t.results[(p, b)].banker_result.mean)
+        assert wc["bankers"][b]["against"] == p
+        assert wc["bankers"][b]["mean"] == t.results[(p, b)].banker_result.mean
+    c = wc["punters_criterion"]
+    best = max(base_p, key=lambda s: wc["punters"][s]["mean"])
+    assert c["best_baseline"] == best
+    mine, bb = wc["punters"]["bold:5.5"], wc["punters"][best]
+    assert c["margin_between_intervals"] == pytest.approx((mine["mean"] - mine["ci95"]) - (bb["mean"] + bb["ci95"]))
+    assert c["met"] == (c["margin_between_intervals"] > 0)
