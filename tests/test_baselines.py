@@ -37,6 +37,24 @@ def test_threshold_bets_one_on_a_four_and_never_swaps():
     assert decide("threshold:5.5", e, P1) == "BET_1"
 
 
+def test_threshold_swaps_when_it_must():
+    e = table(["4o", "4c"], rules={"preset": "spanish", "four_swap": "mandatory"})
+    assert tuple(e.legal_action_names()) == ("SWAP_FOUR",)
+    assert decide("threshold:5.5", e, P1) == "SWAP_FOUR"
+
+
+@pytest.mark.xfail(
+    reason="BUG: ThresholdPunter looks up self.ids['BET_1'] unconditionally in the BET phase: "
+    "KeyError 'BET_1' when bet_levels has no 1 (e.g. [2, 4]); it should bet the lowest level",
+    strict=True,
+)
+@pytest.mark.parametrize("spec", ["threshold:5.5", "banker:6", "smart:6"])
+def test_threshold_bets_the_lowest_level_without_a_level_one(spec):
+    e = table(["5o", "4c"], rules={"preset": "spanish", "bet_levels": [2, 4]})
+    assert set(e.legal_action_names()) == {"BET_2", "BET_4"}
+    assert decide(spec, e, P1) == "BET_2"
+
+
 def test_threshold_stands_at_five_and_a_half():
     # hidden 5 + face-up sota (½) = 5½ >= 5½
     e = table(["5o", "4c", "10e"])

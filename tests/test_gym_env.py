@@ -380,3 +380,34 @@ def test_step_before_reset_raises():
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SeatEnv(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"preset": "spanish", "hands_per_episode": 3},  # sessions: the bank can pass mid-episode
+        {"preset": "italian", "hands_per_episode": 4},
+        "spanish_full",  # canto, fusilar, the bank auction
+        {"preset": "spanish", "side_bets": True},
+        "french",
+    ],
+)
+@pytest.mark.parametrize("role", ["punter", "banker"])
+def test_bookkeeping_on_other_rules(rules, role):
+    env = SeatEnv(role=role, num_players=3, rules=rules, opponents=["random", "smart:6", "bold:5"], seed=1)
+    rng = np.random.default_rng(0)
+    for ep in range(120):
+        _, info = env.reset()
+        before, total, done = info["reward_before_first_decision"], 0.0, False
+        while not done:
+            _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            total += r
+        assert total + before == pytest.approx(env.table.game.chips[0]), ep
+
+
+def test_constructor_seed_equals_reset_seed():
+    a, _ = SeatEnv(opponents="random", seed=5).reset()
+    b, _ = SeatEnv(opponents="random").reset(seed=5)
+    c, _ = gymnasium.make(IDS["punter"], seed=5).reset()
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
