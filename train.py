@@ -76,7 +76,7 @@ class PPOConfig(_Strict):
 class RoleConfig(_Strict):
     """One learner."""
 
-    steps: int = Field(ge=0, description="learner env steps per generation")
+    steps: int = Field(ge=1, description="learner env steps per generation")
     ppo: PPOConfig = Field(default_factory=PPOConfig)
 
 

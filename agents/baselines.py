@@ -117,6 +117,7 @@ class ThresholdPunter(_Deterministic):
         self.view = TableView.of(env)
         self.threshold = threshold
         self.ids = self.view.action_ids
+        self._bets = [i for name, i in sorted(self.ids.items(), key=lambda x: x[1]) if name.startswith("BET_")]
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
@@ -126,8 +127,8 @@ class ThresholdPunter(_Deterministic):
             return _banker_move(self.ids, mask, v.my_total(o) < self.banker_threshold)
         if ph in (Phase.AUCTION, Phase.SIDE_BETS):
             return _keep_out_of_auction(self.ids, mask)
-        if ph == Phase.BET:
-            return self.ids["BET_1"] if mask[self.ids["BET_1"]] else int(np.flatnonzero(mask)[-1])
+        if ph == Phase.BET:  # the lowest stake (a mandatory swap when that is the only move)
+            return next((i for i in self._bets if mask[i]), int(np.flatnonzero(mask)[-1]))
         if ph == Phase.SPLIT:
             return self.ids["KEEP"]
         if v.my_total(o) >= self.threshold or not mask[self.ids["HIT_UP"]]:

@@ -193,11 +193,13 @@ class Tournament:
 
     def punter_worst(self, punter: str) -> MatchResult:
         """The punter's worst match (lowest mean) over the bankers."""
-        return min((self.results[(punter, b)] for b in self.bankers), key=lambda r: r.punter.mean)
+        played = [self.results[(punter, b)] for b in self.bankers if (punter, b) in self.results]
+        return min(played, key=lambda r: r.punter.mean)
 
     def banker_worst(self, banker: str) -> MatchResult:
         """The banker's worst match over the punters."""
-        return min((self.results[(p, banker)] for p in self.punters), key=lambda r: r.banker_result.mean)
+        played = [self.results[(p, banker)] for p in self.punters if (p, banker) in self.results]
+        return min(played, key=lambda r: r.banker_result.mean)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -43,11 +43,6 @@ def test_threshold_swaps_when_it_must():
     assert decide("threshold:5.5", e, P1) == "SWAP_FOUR"
 
 
-@pytest.mark.xfail(
-    reason="BUG: ThresholdPunter looks up self.ids['BET_1'] unconditionally in the BET phase: "
-    "KeyError 'BET_1' when bet_levels has no 1 (e.g. [2, 4]); it should bet the lowest level",
-    strict=True,
-)
 @pytest.mark.parametrize("spec", ["threshold:5.5", "banker:6", "smart:6"])
 def test_threshold_bets_the_lowest_level_without_a_level_one(spec):
     e = table(["5o", "4c"], rules={"preset": "spanish", "bet_levels": [2, 4]})

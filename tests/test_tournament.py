@@ -189,11 +189,6 @@ def test_round_robin_and_worst_cases():
     assert c["met"] == (c["margin_between_intervals"] > 0)
 
 
-@pytest.mark.xfail(
-    reason="BUG: Tournament.punter_worst/banker_worst index every (punter, banker) pair, so a round "
-    "robin with skip= raises KeyError instead of taking the worst over the pairings played",
-    strict=True,
-)
 def test_worst_over_the_pairings_played_when_some_are_skipped():
     t = round_robin(["threshold:5.5", "random"], ["banker:6", "random"], hands=200, seed=1,
                     skip=lambda p, b: p == "random" and b == "random")  # fmt: skip

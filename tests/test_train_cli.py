@@ -338,11 +338,6 @@ def test_evaluate_bad_arguments_exit_2(tmp_path, args, words):
     assert not js.exists()
 
 
-@pytest.mark.xfail(
-    reason="BUG: banker.steps=0 passes validation (steps >= 0) and train() skips that learner, "
-    "but _generation_report indexes state['banker_snapshots'][-1]: IndexError after generation 1",
-    strict=True,
-)
 def test_a_role_with_zero_steps_trains_or_is_refused(tmp_path):
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(yaml.safe_dump(TINY))
