@@ -307,6 +307,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--punters", nargs="+", default=["threshold:5.5"], metavar="SPEC")
     ap.add_argument("--bankers", nargs="+", default=["banker:6"], metavar="SPEC")
     ap.add_argument("--rules", default="spanish", help="preset name or rules YAML (default spanish)")
+    ap.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="a rule option on the preset, e.g. --rule max_splits=0 (repeatable)",
+    )
+    ap.add_argument(
+        "--exact",
+        action="store_true",
+        help="heads-up: exact EV, both best responses and NashConv of every pair (siete_env.exact)",
+    )
     ap.add_argument("--players", type=int, default=2, help="table size (default 2)")
     ap.add_argument("--hands", type=int, default=200_000, help="hands per pairing (default 200000)")
     ap.add_argument("--seed", type=int, default=0)
@@ -322,11 +334,14 @@ def main(argv: list[str] | None = None) -> int:
             return _rerun(args.run)
         from siete_env.rules import resolve_rules
 
+        args.rules = _rules_arg(args.rules, args.rule)
         resolve_rules(args.rules)
         for s in [*args.punters, *args.bankers]:
             check_spec(s)
         if args.hands < 1:
             raise ValueError("--hands must be at least 1")
+        if args.exact:
+            return _exact(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -368,6 +383,67 @@ def main(argv: list[str] | None = None) -> int:
             maps = _maps_for_specs(args.punters, args.bankers, args.rules, args.players, args.seed)
             plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
         print(f"plots in {args.plots}")
+    return 0
+
+
+def yaml_value(raw: str) -> Any:
+    """A command-line value read as YAML, except YAML 1.1's on/off/yes/no, which stay
+    words (``four_swap=off`` is the option ``off``; pydantic reads them as booleans where
+    a boolean is wanted)."""
+    import yaml
+
+    if raw.strip().lower() in ("on", "off", "yes", "no", "y", "n"):
+        return raw.strip()
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
+
+
+def _rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
+    """``--rules`` plus ``--rule option=value`` overrides (YAML values) as a rules dict."""
+    if not options:
+        return rules
+
+    from siete_env.rules import _is_path, load_rules_file
+
+    spec: dict[str, Any] = load_rules_file(rules) if _is_path(rules) else {"preset": rules}
+    for item in options:
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
+        spec[key.strip()] = yaml_value(raw)
+    return spec
+
+
+def exact_rows(punters: list[str], bankers: list[str], rules: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
+    """Exact EV, both best-response values and NashConv of every (punter, banker) pair
+    (heads-up; rules the exact evaluator covers, see ``siete_env.exact.check_rules``)."""
+    from agents.specs import make_agent
+    from siete_env import exact, raw_env
+
+    exact.check_rules(rules)
+    table = raw_env(num_players=2, rules=rules)
+    rows = [["punter", "banker", "EV (punter)", "punter BR", "banker BR", "NashConv", "exploitability", "seconds"]]
+    out = []
+    for p in punters:
+        for b in bankers:
+            t0 = time.perf_counter()
+            nc = exact.nash_conv(make_agent(p, table, seed=0), make_agent(b, table, seed=0), rules)
+            secs = time.perf_counter() - t0
+            rows.append([p, b, f"{nc.ev:+.6f}", f"{nc.punter_br_value:+.6f}", f"{nc.banker_br_value:+.6f}",
+                         f"{nc.nash_conv:.6f}", f"{nc.exploitability:.6f}", f"{secs:.1f}"])  # fmt: skip
+            out.append({"punter": p, "banker": b, **nc._asdict(), "seconds": secs})
+    return rows, out
+
+
+def _exact(args) -> int:
+    rows, out = exact_rows(args.punters, args.bankers, args.rules)
+    print_table(rows, title=f"exact heads-up values, chips per hand ({args.rules})")
+    print("EV: the punter's expected chips per hand; punter BR: the punter's best response to the banker; "
+          "banker BR: the banker's own gain with its best response to the punter; NashConv = both gains.")  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
     return 0
 
 

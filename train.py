@@ -190,11 +190,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            value = raw
-        _set(data, key.strip(), value)
+        from evaluate import yaml_value
+
+        _set(data, key.strip(), yaml_value(raw))
     try:
         return TrainConfig(**data)
     except ValidationError as e:
