@@ -533,6 +533,9 @@ class ExactEvaluator:
 
     def punter_table(self, punter: Policy) -> tuple[np.ndarray, np.ndarray]:
         """The punter's action probabilities: ``bet (n_bet, A)`` and ``draw (n_states, L, 2, A)``."""
+        if isinstance(punter, TabularPunterPolicy) and punter.ev is self:  # a table of ours: no round trip
+            eye = np.eye(self.A)
+            return eye[punter.bet], eye[punter.draw]
         obs, masks, bet_row, draw_row = self.punter_observations()
         probs = np.empty((len(obs), self.A))
         for s in range(0, len(obs), self.batch_rows):
@@ -548,6 +551,8 @@ class ExactEvaluator:
 
     def banker_table(self, banker: Policy) -> np.ndarray:
         """``(n_vu * L, n_M)``: the banker's probability of hitting at every (V, M)."""
+        if isinstance(banker, TabularBankerPolicy) and banker.ev is self:  # a table of ours: no round trip
+            return banker.hit.astype(np.float64)
         base, mask1 = self._banker_base()
         nV = len(base)
         vk = np.repeat(self.vu_k, self.L)
@@ -745,7 +750,7 @@ class ExactEvaluator:
             out[fixed] = X[FOUR][fixed]
         return out
 
-    def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 4096
+    def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 8192
                     ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
         """Backward over the banker's card multisets for every stood (V, h).
 

@@ -11,15 +11,18 @@ from siete_env import raw_env
 from siete_env.exact import (
     N_RANKS,
     ExactEvaluator,
+    best_response,
     check_rules,
     evaluator,
     expected_value,
+    nash_conv,
 )
 from siete_env.features import fold_suits
 
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "bet_levels": [1, 2, 3], "four_swap": "off", "max_splits": 0}
 SWAPS = {"preset": "spanish", "bet_levels": [1, 2], "max_splits": 0}
+SWAPS1 = {"preset": "spanish", "bet_levels": [1], "max_splits": 0}
 KNOWN = -0.1777828  # threshold 5½ against banker 6 (tests/test_baseline_value.py)
 
 
@@ -30,7 +33,7 @@ def agent(spec, rules, seed=None):
 def test_known_value_threshold_against_banker_6():
     assert abs(expected_value(agent("threshold:5.5", SINGLE), agent("banker:6", SINGLE), SINGLE) - KNOWN) < 1e-7
     # bet levels, raises and swaps do not change a pair that never uses them
-    for rules in (LEVELS, SWAPS):
+    for rules in (LEVELS, SWAPS1):
         assert abs(expected_value(agent("threshold:5.5", rules), agent("banker:6", rules), rules) - KNOWN) < 1e-7
 
 
@@ -174,3 +177,62 @@ def test_vectorised_baselines_match_the_agents(rules):
         for o, m in ((obs, masks), (bobs, bmask)):
             sel = rng.choice(len(o), min(len(o), 3000), replace=False)
             np.testing.assert_array_equal(fast(o[sel], m[sel]), a.action_probs(o[sel], m[sel]))
+
+
+def test_best_response_beats_every_policy_tried_and_is_achieved():
+    ev = evaluator(SINGLE)
+    banker = agent("smart:6", SINGLE)
+    br = best_response(banker, against="banker", rules=ev)
+    for spec in ("threshold:4", "threshold:5", "threshold:5.5", "threshold:6", "bold:5", "random"):
+        assert br.value >= expected_value(agent(spec, SINGLE), banker, ev) - 1e-12, spec
+    # the best-response policy, played as an ordinary agent, has exactly that value
+    assert abs(expected_value(br.policy, banker, ev) - br.value) < 1e-9
+    punter = agent("threshold:5.5", SINGLE)
+    bbr = best_response(punter, against="punter", rules=ev)
+    for spec in ("banker:4", "banker:5", "banker:6", "smart:5", "smart:6", "random"):
+        assert bbr.value >= -expected_value(punter, agent(spec, SINGLE), ev) - 1e-12, spec
+    assert abs(-expected_value(punter, bbr.policy, ev) - bbr.value) < 1e-9
+
+
+def test_best_response_policies_play_through_the_env():
+    """A simulation of the best-response agents agrees with their exact values (the
+    tables are read back from real observations)."""
+    ev = evaluator(SINGLE)
+    banker = agent("banker:6", SINGLE)
+    br = best_response(banker, against="banker", rules=ev)
+    sim = _simulate(br.policy, banker, SINGLE, 4000, seed=3)
+    assert abs(sim.mean() - br.value) < 1.96 * sim.std() / np.sqrt(len(sim))
+    bbr = best_response(agent("random", SINGLE), against="punter", rules=ev)
+    sim = _simulate(agent("random", SINGLE), bbr.policy, SINGLE, 4000, seed=4)
+    assert abs(-sim.mean() - bbr.value) < 1.96 * sim.std() / np.sqrt(len(sim))
+
+
+def test_best_response_to_a_best_response():
+    ev = evaluator(SINGLE)
+    banker = agent("banker:6", SINGLE)
+    p1 = best_response(banker, against="banker", rules=ev)
+    b2 = best_response(p1.policy, against="punter", rules=ev)
+    # the banker's best reply to p1 does at least as well as banker:6 did against it
+    assert b2.value >= -p1.value - 1e-12
+    p3 = best_response(b2.policy, against="banker", rules=ev)
+    assert p3.value >= expected_value(p1.policy, b2.policy, ev) - 1e-12
+    nc = nash_conv(p1.policy, b2.policy, ev)
+    assert abs(nc.banker_br_value - b2.value) < 1e-9  # b2 is already a best response: no banker gain
+    assert abs(nc.banker_br_value + nc.ev) < 1e-9
+    assert abs(nc.punter_br_value - p3.value) < 1e-9
+    assert nc.nash_conv >= -1e-12
+
+
+@pytest.mark.parametrize(
+    ("rules", "p_spec", "b_spec"),
+    [(SINGLE, "threshold:5.5", "banker:6"), (SINGLE, "random", "smart:6"), (SWAPS1, "bold:5", "random")],
+)
+def test_nash_conv_is_the_sum_of_both_gains(rules, p_spec, b_spec):
+    ev = evaluator(rules)
+    p, b = agent(p_spec, rules), agent(b_spec, rules)
+    nc = nash_conv(p, b, ev)
+    assert abs(nc.ev - expected_value(p, b, ev)) < 1e-12
+    assert abs(nc.punter_br_value - best_response(b, "banker", ev).value) < 1e-12
+    assert abs(nc.banker_br_value - best_response(p, "punter", ev).value) < 1e-12
+    assert nc.punter_br_value >= nc.ev - 1e-12 and nc.banker_br_value >= -nc.ev - 1e-12
+    assert nc.nash_conv >= 0 and abs(nc.exploitability - nc.nash_conv / 2) < 1e-15
