@@ -74,6 +74,7 @@ __all__ = [
     "TabularPunterPolicy",
     "best_response",
     "check_rules",
+    "evaluator",
     "expected_value",
     "nash_conv",
 ]
