@@ -554,6 +554,9 @@ class ExactEvaluator:
         """``(n_vu * L, n_M)``: the banker's probability of hitting at every (V, M)."""
         if isinstance(banker, TabularBankerPolicy) and banker.ev is self:  # a table of ours: no round trip
             return banker.hit.astype(np.float64)
+        direct = _fast_banker_table(banker, self) if self.fast_baselines else None
+        if direct is not None:
+            return direct
         base, mask1 = self._banker_base()
         nV = len(base)
         vk = np.repeat(self.vu_k, self.L)
@@ -875,6 +878,28 @@ def _fast_baseline(policy: Any, ev: ExactEvaluator) -> Any:
         return out
 
     return probs
+
+
+def _fast_banker_table(policy: Any, ev: ExactEvaluator) -> np.ndarray | None:
+    """The banker table of a heuristic baseline straight from the totals it reads (its
+    own total; for ``smart``, the punter's face-up total and face-down card), without
+    building observations; ``None`` for any other policy. Checked against the
+    observation path in ``tests/test_exact.py``."""
+    kind = type(policy).__name__
+    if type(policy).__module__ != "agents.baselines" or kind not in (
+        "ThresholdPunter", "BankerThreshold", "SmartBanker", "BoldPunter", "RandomAgent"
+    ):  # fmt: skip
+        return None
+    nV = ev.n_vu * ev.L
+    if kind == "RandomAgent":
+        return np.full((nV, ev.n_M), 0.5)
+    mine = ev.M_tot[None, :] * 0.5
+    thr = policy.threshold if kind in ("BankerThreshold", "SmartBanker") else policy.banker_threshold
+    hit = np.broadcast_to(mine < thr, (nV, ev.n_M)).copy()
+    if kind == "SmartBanker":
+        least = (np.repeat(ev.vu_U @ VAL, ev.L) * 0.5 + 0.5)[:, None]
+        hit |= (mine >= thr) & (mine < least) & (least < 7.5)
+    return hit.astype(np.float64)
 
 
 # --------------------------------------------------------------------------- best-response policies

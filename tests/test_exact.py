@@ -247,3 +247,20 @@ def test_best_response_with_four_swaps():
     for spec in ("bold:5.5", "threshold:5.5"):
         assert br.value >= expected_value(agent(spec, SWAPS1), banker, ev) - 1e-12, spec
     assert abs(expected_value(br.policy, banker, ev) - br.value) < 1e-9
+
+
+def test_direct_banker_tables_of_the_baselines_match_the_observation_path(monkeypatch):
+    import siete_env.exact as exact
+
+    ev = ExactEvaluator(SINGLE)
+    base, _ = ev._banker_base()
+    vk, vU = np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0)
+    oks = [ev._banker_rows(base, vk, vU, m_i)[1] for m_i in range(ev.n_M)]
+    for spec in ("banker:6", "smart:6", "smart:4.5", "threshold:5", "random"):
+        a = agent(spec, SINGLE)
+        direct = ev.banker_table(a)
+        with monkeypatch.context() as m:
+            m.setattr(exact, "_fast_banker_table", lambda policy, ev: None)
+            via_obs = ev.banker_table(a)
+        for m_i, ok in enumerate(oks):  # impossible (V, M) pairs are never asked through observations
+            np.testing.assert_array_equal(direct[ok, m_i], via_obs[ok, m_i], err_msg=spec)
