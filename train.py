@@ -310,17 +310,17 @@ def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | 
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)
-            t0 = time.perf_counter()
+            t0, before = time.perf_counter(), model.num_timesteps
             model.learn(steps, callback=Count(), tb_log_name=role, reset_num_timesteps=False)
             seconds = time.perf_counter() - t0
             rel = f"gen_{gen:03d}/{role}.zip"
             (root / rel).parent.mkdir(exist_ok=True)
             model.save(root / rel)
-            conn.send(("ok", rel, seconds))
+            conn.send(("ok", rel, seconds, model.num_timesteps - before))
         except Exception as e:  # noqa: BLE001  (reported to the main process)
             import traceback
 
-            conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0))
+            conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0, 0))
             break
     conn.close()
 
@@ -338,6 +338,7 @@ def new_state() -> dict[str, Any]:
         "banker_snapshots": [],
         "learn_seconds": {"punter": 0.0, "banker": 0.0},
         "learn_steps": {"punter": 0, "banker": 0},
+        "learn_wall_seconds": 0.0,
         "pools": [],
         "curves": {"generation": []},
         "nash_conv": [],
@@ -369,7 +370,8 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
         )
         procs[role].start()
         conns[role] = parent
-    per_gen = cfg.punter.steps + cfg.banker.steps
+    rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
+    per_gen = int(sum(-(-np.array([cfg.punter.steps, cfg.banker.steps]) // rollout) * rollout))  # whole rollouts
     bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state["generation"], unit="step",
                dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
@@ -394,7 +396,9 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                         snaps = [f"ppo:{run_dir / s}" for s in state["punter_snapshots"]]
                         pools[role] = opponent_pool(o.baseline_punters, snaps, o, last.get(role))
                     conns[role].send((gen, pools[role]))
+                t0 = time.perf_counter()
                 _wait(group, conns, counters, bar, state)
+                state["learn_wall_seconds"] = state.get("learn_wall_seconds", 0.0) + time.perf_counter() - t0
             _generation_report(cfg, run_dir, state, gen)
             state["generation"] = gen
             _write_json(state_path, state)
@@ -426,7 +430,7 @@ def _wait(group: list[str], conns, counters, bar, state: dict[str, Any]) -> None
         for role in list(pending):
             if conns[role].poll(0.2):
                 try:
-                    status, payload, seconds = conns[role].recv()
+                    status, payload, seconds, steps = conns[role].recv()
                 except EOFError:
                     raise RuntimeError(f"the {role} learner process died") from None
                 if status != "ok":
@@ -434,6 +438,7 @@ def _wait(group: list[str], conns, counters, bar, state: dict[str, Any]) -> None
                 pending.discard(role)
                 state[f"{role}_snapshots"].append(payload)
                 state["learn_seconds"][role] += seconds
+                state["learn_steps"][role] += steps  # whole rollouts: a little over the config's steps
         done = base + sum(counters[r].value for r in counters)
         bar.update(max(0, done - bar.n))
 
@@ -445,8 +450,6 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
     from agents.tournament import play_matches
 
     e, o = cfg.evaluation, cfg.opponents
-    for role in ROLES:  # every learn() call takes exactly the configured steps
-        state["learn_steps"][role] = getattr(cfg, role).steps * len(state[f"{role}_snapshots"])
     curves = state["curves"]
     curves["generation"].append(gen)
     punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"

@@ -70,6 +70,7 @@ class MLPPolicy:
         return p / p.sum(axis=-1, keepdims=True)
 
 
+_CACHE_SIZE = 1 << 20
 _LOADED: dict[tuple[str, float], MLPPolicy] = {}
 
 
@@ -115,6 +116,7 @@ class PPOAgent:
                 f"model {self.path} expects observations of size {size}, but this table's are {layout.size} "
                 f"({folded_size(layout)} folded): it was trained for other rules or another table size"
             )
+        self._cache: dict[bytes, Any] = {}
         if self.policy.n_actions != n_act:
             raise ValueError(
                 f"model {self.path} has {self.policy.n_actions} actions, this table has {n_act}: "
@@ -135,8 +137,19 @@ class PPOAgent:
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
         x = fold_suits(o, self.layout) if self.fold else o
+        # Situations repeat (a first card, a common total): decisions are cached per
+        # (observation, mask), which roughly halves the cost of a long evaluation.
+        key = x.tobytes() + np.asarray(mask).tobytes()
+        hit = self._cache.get(key)
+        if hit is None:
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            if self.greedy:
+                z = self.policy.logits(x)
+                hit = int(np.argmax(np.where(np.asarray(mask) > 0, z, -np.inf)))
+            else:
+                hit = np.cumsum(self.policy.probs(x, mask))
+            self._cache[key] = hit
         if self.greedy:
-            z = self.policy.logits(x)
-            return int(np.argmax(np.where(np.asarray(mask) > 0, z, -np.inf)))
-        p = self.policy.probs(x, mask)
-        return int(self.rng.choice(len(p), p=p))
+            return hit
+        return int(min(np.searchsorted(hit, self.rng.random() * hit[-1], side="right"), len(hit) - 1))
