@@ -771,8 +771,10 @@ class ExactEvaluator:
         vk_all = np.repeat(self.vu_k, self.L)
         vU_all = np.repeat(self.vu_U, self.L, axis=0)
         stake_all = np.tile(self._stake_vec(), self.n_vu)
-        for c0 in range(0, nV, chunk):
-            sl = slice(c0, min(nV, c0 + chunk))
+        # Without a banker policy only the hands the punter's policy reaches matter.
+        rows = np.arange(nV) if hit is not None or Wf is None else np.flatnonzero(Wf.sum(1) > 0)
+        for c0 in range(0, len(rows), chunk):
+            sl = rows[c0 : c0 + chunk]
             vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
             n = len(vk)
             vn = vU.sum(1)
