@@ -137,7 +137,6 @@ def _simulate(punter, banker, rules, n_hands, seed):
             pol = banker if a == "player_0" else punter
             p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
             e.step(int(rng.choice(len(p), p=p / p.sum())))
-        total += e.rewards.get("player_1", 0.0) if "player_1" in e.agents else 0.0
         out[i] = total
     return out
 
@@ -211,6 +210,9 @@ def test_best_response_to_a_best_response():
     ev = evaluator(SINGLE)
     banker = agent("banker:6", SINGLE)
     p1 = best_response(banker, against="banker", rules=ev)
+    nc1 = nash_conv(p1.policy, banker, ev)
+    assert abs(nc1.punter_br_value - nc1.ev) < 1e-9  # p1 is a best response: no punter gain
+    assert nc1.nash_conv > 0.01  # banker:6 is not a best response to it
     b2 = best_response(p1.policy, against="punter", rules=ev)
     # the banker's best reply to p1 does at least as well as banker:6 did against it
     assert b2.value >= -p1.value - 1e-12
