@@ -888,7 +888,7 @@ def _fast_baseline(policy: Any, ev: ExactEvaluator) -> Any:
             choice = np.where(strong, last, first)
             choice = np.where(masks[:, _SWAP].astype(bool), _SWAP, choice)
         else:
-            choice = np.where(mb[:, 0], bets[0], last)
+            choice = first  # the lowest legal stake
         choice = np.where(mb.any(1), choice, _SWAP)  # a mandatory swap
         act[bet] = choice[bet]
         draw = phase == Phase.DRAW
