@@ -9,7 +9,7 @@ Both policies are sb3-contrib ``MaskablePPO`` (torch, CPU, one thread). Training
 **generations**: the punter learns for ``punter.steps`` env steps against a pool of
 opponent bankers, then the banker learns for ``banker.steps`` against a pool of punters.
 Each pool mixes the fixed table heuristics (``opponents.baseline_*``, a share
-``opponents.baseline_share`` of the hands) and every snapshot of the other learner saved
+``<role>.baseline_share`` of the hands) and every snapshot of the other learner saved
 so far (fictitious self-play: past snapshots drawn uniformly, the newest
 ``opponents.snapshots`` of them). The learner plays one seat of ``SeatEnv`` (the
 Gymnasium single-seat view): its opponents act inside ``step``, so a trajectory has one
@@ -77,6 +77,9 @@ class RoleConfig(_Strict):
     """One learner."""
 
     steps: int = Field(ge=1, description="learner env steps per generation")
+    baseline_share: float = Field(
+        0.5, ge=0, le=1, description="share of this learner's hands against the baselines (the rest: snapshots)"
+    )
     ppo: PPOConfig = Field(default_factory=PPOConfig)
 
 
@@ -85,7 +88,6 @@ class OpponentsConfig(_Strict):
 
     baseline_punters: list[str] = Field(default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"])
     baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"])
-    baseline_share: float = Field(0.5, ge=0, le=1, description="share of hands against the baselines")
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
     weighting: Literal["uniform", "prioritized"] = Field(
         "prioritized",
@@ -206,7 +208,11 @@ ROLES = ("punter", "banker")
 
 
 def opponent_pool(
-    baselines: list[str], snapshots: list[str], o: OpponentsConfig, results: dict[str, float] | None = None
+    baselines: list[str],
+    snapshots: list[str],
+    o: OpponentsConfig,
+    results: dict[str, float] | None = None,
+    baseline_share: float = 0.5,
 ) -> dict[str, float]:
     """Opponent weights for one learner's generation: ``baseline_share`` over the
     baselines (uniform, or prioritized by the learner's last ``results`` against them:
@@ -218,7 +224,7 @@ def opponent_pool(
         v = np.array([results[b] for b in baselines])
         weights = np.exp(-(v - v.min()) / o.temperature)
     weights = weights / weights.sum() if len(baselines) else weights
-    share = o.baseline_share if snaps else 1.0
+    share = baseline_share if snaps else 1.0
     if not baselines:
         share = 0.0
     pool = {b: float(share * w) for b, w in zip(baselines, weights, strict=True)}
@@ -384,7 +390,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                 other = "banker" if role == "punter" else "punter"
                 baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                 snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
-                pools[role] = opponent_pool(baselines, snaps, o, last.get(role))
+                pools[role] = opponent_pool(baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share)
             state["pools"].append(
                 {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
             )
@@ -394,7 +400,9 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                     if not cfg.parallel and role == "banker" and state["punter_snapshots"]:
                         # alternating: the banker also meets the punter just trained
                         snaps = [f"ppo:{run_dir / s}" for s in state["punter_snapshots"]]
-                        pools[role] = opponent_pool(o.baseline_punters, snaps, o, last.get(role))
+                        pools[role] = opponent_pool(
+                            o.baseline_punters, snaps, o, last.get(role), cfg.banker.baseline_share
+                        )
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
                 _wait(group, conns, counters, bar, state)

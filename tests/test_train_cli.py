@@ -129,7 +129,7 @@ def test_overrides_apply(tmp_path):
             "banker.steps=77",
             "evaluation.bankers=[smart:6, banker:5.5]",
             "rules={preset: spanish, four_swap: 'off'}",
-            "opponents.baseline_share=0.25",
+            "banker.baseline_share=0.25",
         ],
     )
     assert cfg.generations == 3
@@ -137,7 +137,7 @@ def test_overrides_apply(tmp_path):
     assert cfg.banker.steps == 77 and cfg.punter.steps == 2048
     assert cfg.evaluation.bankers == ["smart:6", "banker:5.5"]
     assert cfg.rules == {"preset": "spanish", "four_swap": "off"}
-    assert cfg.opponents.baseline_share == 0.25
+    assert cfg.banker.baseline_share == 0.25 and cfg.punter.baseline_share == 0.5
     assert cfg.punter.ppo.net_arch == [16]  # untouched keys keep the file's values
 
 
