@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.specs import check_spec
+from agents.specs import check_spec, make_agent
 from agents.tournament import Estimate, MatchResult, Tournament, play_match, round_robin
 
 
@@ -99,7 +99,8 @@ def worst_cases(t: Tournament, learned_punter: str, learned_banker: str) -> dict
         out["bankers"][b] = {"against": p, "mean": est.mean, "ci95": est.ci95}
     for role, learned, base in (("punters", learned_punter, base_p), ("bankers", learned_banker, base_b)):
         mine = out[role][learned]
-        best_base = max(base, key=lambda s: out[role][s]["mean"])
+        # the baseline whose interval reaches highest: the learned interval must clear every one
+        best_base = max(base, key=lambda s: out[role][s]["mean"] + out[role][s]["ci95"])
         bb = out[role][best_base]
         margin = (mine["mean"] - mine["ci95"]) - (bb["mean"] + bb["ci95"])
         out[f"{role}_criterion"] = {
@@ -161,10 +162,12 @@ def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float |
         "worst_cases": wc,
         "curves": state["curves"],
         "nash_conv": state.get("nash_conv", []),
+        "exact_note": state.get("exact_note"),
+        "selected": state.get("selected"),
     }
     plots = _plots(cfg, run_dir, t, state, names)
     report["plots"] = plots
-    _write_json(run_dir / "report.json", report)
+    write_json(run_dir / "report.json", report)
     write_csv(run_dir / "results.csv", list(t.results.values()))
     rows = matrix_rows(t, names)
     md = _report_markdown(cfg, report, rows, wc, names)
@@ -187,8 +190,11 @@ def _bar(total: int):
     return tqdm(total=total, unit="pairing", dynamic_ncols=True)
 
 
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, default=str))
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically: an interruption never leaves half a file."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str))
+    tmp.replace(path)
 
 
 def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict[str, str]) -> list[str]:
@@ -206,36 +212,10 @@ def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict
             c["nash_conv"] = [x["nash_conv"] for x in nc]
         plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
         out.append("learning_curves.png")
-    matrix = {
-        "punters": [_label(p, names) for p in t.punters],
-        "bankers": [_label(b, names) for b in t.bankers],
-        "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
-        "ci": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
-    }
-    plots.plot_tournament(matrix, str(run_dir / "tournament.png"))
+    plots.plot_tournament(_matrix(t, names), str(run_dir / "tournament.png"))
     out.append("tournament.png")
-    maps = strategy_maps(cfg.rules, cfg.num_players, run_dir, cfg.evaluation.seed)
-    if maps:
-        plots.plot_strategy_maps(maps, str(run_dir / "strategy_maps.png"), title="learned policies and baselines")
-        _write_json(run_dir / "strategy_maps.json", maps)
-        out.append("strategy_maps.png")
-    return out
-
-
-def strategy_maps(rules: Any, num_players: int, run_dir: Path, seed: int, hands: int = 50_000) -> dict[str, Any]:
-    """The learned policies' and the baselines' decisions, recorded in play and drawn as
-    maps: each punter against ``banker:6``, each banker against ``threshold:5.5`` (and
-    the learned pair against each other)."""
-    try:
-        from agents.strategy import StrategyRecorder
-    except ImportError:
-        return {}
-    from siete_env import raw_env
-
     lp, lb = f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
-    table = raw_env(num_players=num_players, rules=rules)
-    maps: dict[str, Any] = {}
-    plan = [
+    plan = [  # each punter against the learned banker / banker:6, each banker against the learned punter / threshold
         ("learned punter", lb, lp, "punter"),
         ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
         ("bold:5.5", "banker:6", "bold:5.5", "punter"),
@@ -243,11 +223,53 @@ def strategy_maps(rules: Any, num_players: int, run_dir: Path, seed: int, hands:
         ("banker:6", "banker:6", "threshold:5.5", "banker"),
         ("smart:6", "smart:6", "threshold:5.5", "banker"),
     ]
+    maps = record_maps(plan, cfg.rules, cfg.num_players, cfg.evaluation.seed, hands=cfg.evaluation.map_hands)
+    plots.plot_strategy_maps(maps, str(run_dir / "strategy_maps.png"), title="learned policies and baselines")
+    write_json(run_dir / "strategy_maps.json", maps)
+    out.append("strategy_maps.png")
+    return out
+
+
+def _matrix(t: Tournament, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """The punter x banker matrix of a tournament, as ``agents.plots.plot_tournament`` takes it."""
+    names = names or {}
+    return {
+        "punters": [_label(p, names) for p in t.punters],
+        "bankers": [_label(b, names) for b in t.bankers],
+        "mean": [
+            [t.results[(p, b)].punter.mean if (p, b) in t.results else None for b in t.bankers] for p in t.punters
+        ],
+        "ci": [[t.results[(p, b)].punter.ci95 if (p, b) in t.results else None for b in t.bankers] for p in t.punters],
+    }
+
+
+def record_maps(plan: list[tuple[str, str, str, str]], rules: Any, num_players: int, seed: int,
+                hands: int = 50_000) -> dict[str, Any]:  # fmt: skip
+    """Strategy maps recorded in play: for each ``(label, banker, punter, role)`` the
+    decisions of the ``role`` side in a match of ``hands`` hands."""
+    from agents.strategy import StrategyRecorder
+    from siete_env import raw_env
+
+    table = raw_env(num_players=num_players, rules=rules)
+    maps: dict[str, Any] = {}
     for label, banker, punter, role in plan:
         rec = StrategyRecorder(table, seats=(0,) if role == "banker" else tuple(range(1, num_players)))
         play_match(banker, punter, rules=rules, num_players=num_players, hands=hands, seed=seed, recorder=rec)
         maps[label] = rec.maps()
     return maps
+
+
+def _selected_text(cfg, report: dict[str, Any]) -> str:
+    sel = report.get("selected") or {}
+    if not sel:
+        return ""
+    how = (
+        "the snapshot with the best worst-case lower bound against the evaluation baselines in the "
+        f"per-generation evaluation ({cfg.evaluation.generation_hands:,} hands per pairing, other decks than below)"
+        if cfg.evaluation.select == "best_worst"
+        else "the last snapshot"
+    )
+    return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
 
 
 def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
@@ -264,12 +286,15 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
         f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
         f"({report['learn_steps']['punter'] + report['learn_steps']['banker']:,} steps in "
         f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
+        _selected_text(cfg, report),
         "",
         f"## Round robin: the punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
         "",
         markdown_table(rows),
         "",
-        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum).",
+        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum)."
+        if cfg.num_players == 2
+        else f"The banker's result in each pairing is −{cfg.num_players - 1}× the pooled punter mean (zero-sum).",
         "",
         "## Worst cases",
         "",
@@ -290,6 +315,8 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
         "",
     ]
     nc = report.get("nash_conv") or []
+    if report.get("exact_note"):
+        lines += ["## Exploitability", "", report["exact_note"], ""]
     if nc:
         lines += ["## Exploitability by generation (exact)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
                   "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
@@ -344,6 +371,20 @@ def main(argv: list[str] | None = None) -> int:
             check_spec(s)
         if args.hands < 1:
             raise ValueError("--hands must be at least 1")
+        if not 2 <= args.players <= 12:
+            raise ValueError(f"--players must be 2..12, got {args.players}")
+        if args.seed < 0:
+            raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+        if args.maps and not args.plots:
+            raise ValueError("--maps draws into the --plots folder: give --plots DIR too")
+        if args.exact and args.players != 2:
+            raise ValueError("--exact is heads-up only: use --players 2")
+        from siete_env import raw_env
+
+        table = raw_env(num_players=args.players, rules=args.rules)
+        for s in [*args.punters, *args.bankers]:
+            if s.startswith("ppo:"):
+                make_agent(s, table)  # a model for another table or rules is refused here, by name
         if args.exact:
             return _exact(args)
     except ValueError as e:
@@ -377,14 +418,11 @@ def main(argv: list[str] | None = None) -> int:
         from agents import plots
 
         args.plots.mkdir(parents=True, exist_ok=True)
-        matrix = {
-            "punters": t.punters, "bankers": t.bankers,
-            "mean": [[t.results[(p, b)].punter.mean for b in t.bankers] for p in t.punters],
-            "ci": [[t.results[(p, b)].punter.ci95 for b in t.bankers] for p in t.punters],
-        }  # fmt: skip
-        plots.plot_tournament(matrix, str(args.plots / "tournament.png"))
+        plots.plot_tournament(_matrix(t), str(args.plots / "tournament.png"))
         if args.maps:
-            maps = _maps_for_specs(args.punters, args.bankers, args.rules, args.players, args.seed)
+            plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
+            plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
+            maps = record_maps(plan, args.rules, args.players, args.seed)
             plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
         print(f"plots in {args.plots}")
     return 0
@@ -451,28 +489,13 @@ def _exact(args) -> int:
     return 0
 
 
-def _maps_for_specs(punters, bankers, rules, players, seed, hands: int = 50_000) -> dict[str, Any]:
-    from agents.strategy import StrategyRecorder
-    from siete_env import raw_env
-
-    table = raw_env(num_players=players, rules=rules)
-    maps = {}
-    for p in punters:
-        rec = StrategyRecorder(table, seats=tuple(range(1, players)))
-        play_match(bankers[0], p, rules=rules, num_players=players, hands=hands, seed=seed, recorder=rec)
-        maps[f"{p} (punter)"] = rec.maps()
-    for b in bankers:
-        rec = StrategyRecorder(table, seats=(0,))
-        play_match(b, punters[0], rules=rules, num_players=players, hands=hands, seed=seed, recorder=rec)
-        maps[f"{b} (banker)"] = rec.maps()
-    return maps
-
-
 def _rerun(run_dir: Path) -> int:
     from train import load_config
 
-    if not (run_dir / "state.json").exists():
-        print(f"error: {run_dir} is not a finished training run (no state.json)", file=sys.stderr)
+    missing = [f for f in ("state.json", "config.yaml", "punter.zip", "banker.zip") if not (run_dir / f).exists()]
+    if missing:
+        print(f"error: {run_dir} is not a finished training run (missing {', '.join(missing)}); "
+              f"an interrupted run goes on with: python train.py --resume {run_dir}", file=sys.stderr)  # fmt: skip
         return 2
     cfg = load_config(run_dir / "config.yaml")
     state = json.loads((run_dir / "state.json").read_text())

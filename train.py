@@ -39,6 +39,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.specs import check_spec
+from evaluate import write_json, yaml_value
 from siete_env.rules import resolve_rules
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"
@@ -86,8 +87,10 @@ class RoleConfig(_Strict):
 class OpponentsConfig(_Strict):
     """The training pools."""
 
-    baseline_punters: list[str] = Field(default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"])
-    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"])
+    baseline_punters: list[str] = Field(
+        default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"], min_length=1
+    )
+    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
     weighting: Literal["uniform", "prioritized"] = Field(
         "prioritized",
@@ -115,8 +118,14 @@ class EvaluationConfig(_Strict):
     bankers: list[str] = Field(default_factory=lambda: ["random", "banker:5.5", "banker:6", "smart:6"])
     generation_hands: int = Field(20_000, ge=0, description="hands per pairing after each generation (0: none)")
     workers: int = Field(2, ge=1)
-    seed: int = 2026
+    map_hands: int = Field(50_000, ge=100, description="hands recorded for each strategy map of the report")
+    seed: int = Field(2026, ge=0)
     exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
+    select: Literal["last", "best_worst"] = Field(
+        "best_worst",
+        description="which snapshot becomes the final policy of each role: the last one, or the one whose "
+        "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best",
+    )
 
     @field_validator("punters", "bankers")
     @classmethod
@@ -134,7 +143,7 @@ class TrainConfig(_Strict):
     name: str = "default"
     rules: str | dict[str, Any] = "spanish"
     num_players: int = Field(2, ge=2, le=12)
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     generations: int = Field(ge=1)
     n_envs: int = Field(8, ge=1)
     threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
@@ -192,8 +201,6 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
-        from evaluate import yaml_value
-
         _set(data, key.strip(), yaml_value(raw))
     try:
         return TrainConfig(**data)
@@ -265,17 +272,20 @@ def _make_model(role_cfg: RoleConfig, venv, seed: int, tb: str):
 
 
 def _venv(cfg: TrainConfig, role: str, seed: int):
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from siete_env.gym_env import SeatEnv
 
     first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
+    # at a larger table the punter learner's fellow punters are the punter heuristics
+    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
     fns = [
         (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,
-                             fold_suits="auto", seed=_derive(seed, i)))
+                             copunters=co, fold_suits="auto", seed=_derive(seed, i)))
         for i in range(cfg.n_envs)
     ]  # fmt: skip
-    return DummyVecEnv(fns)
+    # VecMonitor: episode rewards and lengths in TensorBoard (rollout/ep_rew_mean)
+    return VecMonitor(DummyVecEnv(fns))
 
 
 def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter) -> None:
@@ -283,20 +293,29 @@ def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | 
     ``(generation, pool, seed)`` it learns ``steps`` env steps against ``pool``, saves a
     snapshot and answers ``(relative path, seconds in learn())``. ``counter`` counts its
     env steps for the progress bar."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    import signal
+    import traceback
 
-    cfg = TrainConfig(**cfg_data)
-    torch.set_num_threads(cfg.threads)
-    root = Path(run_dir)
-    tb = str(root / "tb")
-    i = ROLES.index(role)
-    venv = _venv(cfg, role, _derive(cfg.seed, 1, i))
-    if snapshot:
-        model = MaskablePPO.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
-    else:
-        model = _make_model(getattr(cfg, role), venv, _derive(cfg.seed, 2, i), tb)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        cfg = TrainConfig(**cfg_data)
+        torch.set_num_threads(cfg.threads)
+        root = Path(run_dir)
+        tb = str(root / "tb")
+        i = ROLES.index(role)
+        venv = _venv(cfg, role, _derive(cfg.seed, 1, i))
+        if snapshot:
+            model = MaskablePPO.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
+        else:
+            model = _make_model(getattr(cfg, role), venv, _derive(cfg.seed, 2, i), tb)
+    except Exception as e:  # noqa: BLE001  (reported to the main process)
+        conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
+        conn.close()
+        return
+    from stable_baselines3.common.callbacks import BaseCallback
 
     class Count(BaseCallback):
         def _on_step(self) -> bool:
@@ -305,13 +324,14 @@ def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | 
             return True
 
     steps = getattr(cfg, role).steps
+    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
     while True:
         msg = conn.recv()
         if msg is None:
             break
         gen, pool = msg
         try:
-            venv.env_method("set_opponents", pool)
+            venv.env_method("set_opponents", pool, co)
             seed = _derive(cfg.seed, 3, gen, i)
             venv.seed(seed)
             model.set_random_seed(seed)
@@ -324,17 +344,9 @@ def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | 
             model.save(root / rel)
             conn.send(("ok", rel, seconds, model.num_timesteps - before))
         except Exception as e:  # noqa: BLE001  (reported to the main process)
-            import traceback
-
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0, 0))
             break
     conn.close()
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.replace(path)  # atomic: an interruption never leaves half a state file
 
 
 def new_state() -> dict[str, Any]:
@@ -364,8 +376,6 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
     procs, conns, counters = {}, {}, {}
     for role in ROLES:
-        if getattr(cfg, role).steps == 0:
-            continue
         parent, child = ctx.Pipe()
         counters[role] = ctx.Value("q", 0)
         snaps = state[f"{role}_snapshots"]
@@ -375,6 +385,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
             daemon=True,
         )
         procs[role].start()
+        child.close()  # only the learner holds its end: its death then reads as EOF here
         conns[role] = parent
     rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
     per_gen = int(sum(-(-np.array([cfg.punter.steps, cfg.banker.steps]) // rollout) * rollout))  # whole rollouts
@@ -391,9 +402,6 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                 baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                 snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
                 pools[role] = opponent_pool(baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share)
-            state["pools"].append(
-                {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
-            )
             order = [[r for r in ROLES if r in procs]] if cfg.parallel else [[r] for r in ROLES if r in procs]
             for group in order:
                 for role in group:
@@ -405,11 +413,15 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                         )
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
-                _wait(group, conns, counters, bar, state)
+                if group[-1] == order[-1][-1]:  # every pool of the generation is known now
+                    state["pools"].append(
+                        {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
+                    )
+                _wait(group, conns, counters, bar, state, procs)
                 state["learn_wall_seconds"] = state.get("learn_wall_seconds", 0.0) + time.perf_counter() - t0
             _generation_report(cfg, run_dir, state, gen)
             state["generation"] = gen
-            _write_json(state_path, state)
+            write_json(state_path, state)
     finally:
         bar.close()
         for role, c in conns.items():
@@ -420,17 +432,36 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
             procs[role].join(timeout=30)
             if procs[role].is_alive():
                 procs[role].terminate()
+    state["selected"] = {}
     for role in ROLES:
-        if state[f"{role}_snapshots"]:
-            shutil.copyfile(run_dir / state[f"{role}_snapshots"][-1], run_dir / f"{role}.zip")
+        g = select_generation(cfg, state, role)
+        state["selected"][role] = g
+        shutil.copyfile(run_dir / state[f"{role}_snapshots"][g - 1], run_dir / f"{role}.zip")
+    write_json(state_path, state)
     return state
+
+
+def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int:
+    """The generation whose snapshot becomes the final ``role`` policy: the last, or
+    (``evaluation.select: best_worst``) the one with the best worst-case lower bound
+    against the evaluation baselines in the per-generation evaluation (fresh decks at
+    every generation; the final report then evaluates the choice on other decks)."""
+    n = len(state[f"{role}_snapshots"])
+    curves = state["curves"]
+    e = cfg.evaluation
+    opponents = e.bankers if role == "punter" else e.punters
+    keys = [f"{role} vs {o}" for o in opponents]
+    if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
+        return n
+    lows = [min(curves[k][i] - curves[k + "_ci"][i] for k in keys) for i in range(n)]
+    return max(range(n), key=lambda i: (lows[i], i)) + 1
 
 
 def _short(spec: str, run_dir: Path) -> str:
     return spec.replace(f"ppo:{run_dir}/", "ppo:")
 
 
-def _wait(group: list[str], conns, counters, bar, state: dict[str, Any]) -> None:
+def _wait(group: list[str], conns, counters, bar, state: dict[str, Any], procs) -> None:
     """Wait for the learners of ``group``, moving the progress bar as they step."""
     pending = set(group)
     base = bar.n - sum(counters[r].value for r in counters)
@@ -439,8 +470,9 @@ def _wait(group: list[str], conns, counters, bar, state: dict[str, Any]) -> None
             if conns[role].poll(0.2):
                 try:
                     status, payload, seconds, steps = conns[role].recv()
-                except EOFError:
-                    raise RuntimeError(f"the {role} learner process died") from None
+                except (EOFError, OSError):
+                    code = procs[role].exitcode
+                    raise RuntimeError(f"the {role} learner process died (exit code {code})") from None
                 if status != "ok":
                     raise RuntimeError(payload)
                 pending.discard(role)
@@ -462,6 +494,8 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
     curves["generation"].append(gen)
     punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"
     banker = f"ppo:{run_dir / state['banker_snapshots'][-1]}"
+    if e.exact:
+        _exact_generation(cfg, run_dir, state, gen, punter, banker)
     hands = e.generation_hands
     if not hands:
         return
@@ -487,6 +521,32 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
         gen,
         {k: v[-1] for k, v in curves.items() if isinstance(v, list) and k != "generation" and not k.endswith("_ci")},
     )
+
+
+def _exact_generation(
+    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, punter: str, banker: str
+) -> None:
+    """The exact NashConv of the generation's pair (``siete_env.exact``), when the exact
+    evaluator covers the rules (heads-up spanish without splits); else the reason once."""
+    from agents.specs import make_agent
+    from siete_env import exact, raw_env
+
+    if cfg.num_players != 2:
+        state["exact_note"] = "exact evaluation is heads-up only (num_players: 2)"
+        return
+    try:
+        exact.check_rules(cfg.rules)
+    except ValueError as err:
+        state["exact_note"] = f"NashConv not computed: {err}"
+        return
+    t0 = time.perf_counter()
+    table = raw_env(num_players=2, rules=cfg.rules)
+    nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    state["nash_conv"].append(
+        {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
+         "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
+    )  # fmt: skip
+    _tb_scalars(run_dir, gen, {"nash_conv": nc.nash_conv})
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:

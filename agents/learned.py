@@ -79,10 +79,8 @@ def load_policy(path: str) -> MLPPolicy:
     key = (os.path.abspath(path), os.path.getmtime(path))
     pol = _LOADED.get(key)
     if pol is None:
-        import torch
         from sb3_contrib import MaskablePPO
 
-        torch.set_num_threads(1)
         pol = _LOADED[key] = MLPPolicy.from_model(MaskablePPO.load(path, device="cpu"))
     return pol
 

@@ -85,6 +85,16 @@ class MatchResult:
 Recorder = Callable[[int, dict, int], None]
 
 
+def _rules_label(rules: Any) -> str:
+    """``"spanish"``, or the preset and its overrides: ``"spanish max_splits=0"``."""
+    if isinstance(rules, str):
+        return rules
+    if isinstance(rules, dict):
+        extra = " ".join(f"{k}={v}" for k, v in rules.items() if k != "preset")
+        return f"{rules.get('preset', 'spanish')} {extra}".strip()
+    return getattr(rules, "preset", "custom")
+
+
 def _name(spec: Any) -> str:
     return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
 
@@ -135,7 +145,7 @@ def play_match(
     return MatchResult(
         banker=_name(banker),
         punters=tuple(_name(p) for p in punter_specs),
-        rules=rules if isinstance(rules, str) else getattr(rules, "preset", "custom"),
+        rules=_rules_label(rules),
         num_players=n,
         hands=episodes * hpe,
         seed=seed,

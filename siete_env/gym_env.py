@@ -80,6 +80,9 @@ class SeatEnv(gymnasium.Env):
         opponents: the other seats' policies: an agent spec (``"smart:6"``, see
             ``agents.specs``), a callable ``obs_dict -> action``, a list of them (drawn
             uniformly per seat and episode) or a dict ``policy -> weight``.
+        copunters: for a punter learner at a table of 3 or more, the policies of the other
+            punters (same forms as ``opponents``); ``None``: they come from ``opponents``
+            too. ``opponents`` then plays the banker.
         position: for a punter, its place in turn order (1 = first to play after the deal).
         fold_suits: give suit-folded observations (``True``, ``False`` or ``"auto"``).
         seed: seeds the table and the opponents (also ``reset(seed=...)``).
@@ -99,6 +102,7 @@ class SeatEnv(gymnasium.Env):
         rules: str | dict[str, Any] | Rules | None = "spanish",
         num_players: int = 2,
         opponents: Any = "random",
+        copunters: Any = None,
         position: int = 1,
         fold_suits: bool | str = False,
         seed: int | None = None,
@@ -135,21 +139,26 @@ class SeatEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(len(self.action_names))
         self._game = self.table.game
         self._mask = np.zeros(len(self.action_names), np.int8)
-        self.set_opponents(opponents)
+        self.set_opponents(opponents, copunters)
         self._seeded = False
         self._needs_reset = True
         if seed is not None:
             self._seed_all(seed)
 
     # ------------------------------------------------------------------ opponents
-    def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponent pool (takes effect at the next episode). Specs are
+    def set_opponents(self, opponents: Any, copunters: Any = None) -> None:
+        """Replace the opponent pools (takes effect at the next episode). Specs are
         validated and built now: a bad spec fails here, with nothing changed."""
         from agents.specs import make_agent  # the agents live beside the package
 
         items, probs = _pool(opponents)
         built = [make_agent(p, self.table) for p in items]
+        co_built, co_probs = built, probs
+        if copunters is not None:
+            co_items, co_probs = _pool(copunters)
+            co_built = [make_agent(p, self.table) for p in co_items]
         self._pool, self._pool_p = built, probs
+        self._co, self._co_p = co_built, co_probs
         if getattr(self, "_seeded", False):
             self._seed_opponents()
 
@@ -160,7 +169,7 @@ class SeatEnv(gymnasium.Env):
         self._seed_opponents()
 
     def _seed_opponents(self) -> None:
-        for i, agent in enumerate(self._pool):
+        for i, agent in enumerate(self._pool + (self._co if self._co is not self._pool else [])):
             if hasattr(agent, "rng"):
                 agent.rng = np.random.default_rng([int(self.np_random.integers(2**62)), i])
 
@@ -190,6 +199,11 @@ class SeatEnv(gymnasium.Env):
         n = self.num_players
         picks = self.np_random.choice(len(self._pool), size=n - 1, p=self._pool_p)
         self._seat_agent = [None] + [self._pool[i] for i in picks]
+        if self.role == "punter" and self._co is not self._pool and n > 2:
+            co = self.np_random.choice(len(self._co), size=n - 1, p=self._co_p)
+            for s in range(1, n):
+                if s != self.banker_seat:
+                    self._seat_agent[s] = self._co[co[s - 1]]
         self._decided = False
 
     def _play_others(self) -> tuple[float, bool]:
