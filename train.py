@@ -580,6 +580,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-eval", action="store_true", help="skip the final evaluation report")
     args = ap.parse_args(argv)
     try:
+        if args.resume and (args.config or args.run_dir):
+            raise ValueError("--resume takes the run folder's own config.yaml: drop --config and --run-dir")
         if args.resume:
             run_dir = Path(args.resume)
             if not (run_dir / "config.yaml").exists():
@@ -597,12 +599,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     t0 = time.perf_counter()
     print(f"run folder: {run_dir}")
-    state = train(cfg, run_dir, resume=bool(args.resume))
-    train_seconds = time.perf_counter() - t0
-    if not args.no_eval:
-        from evaluate import run_report
+    try:
+        state = train(cfg, run_dir, resume=bool(args.resume))
+        train_seconds = time.perf_counter() - t0
+        if not args.no_eval:
+            from evaluate import run_report
 
-        run_report(cfg, run_dir, state, train_seconds=train_seconds)
+            run_report(cfg, run_dir, state, train_seconds=train_seconds)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; go on with: python train.py --resume {run_dir}", file=sys.stderr)
+        return 130
     print(f"done in {time.perf_counter() - t0:.0f} s; run folder: {run_dir}")
     return 0
 

@@ -157,6 +157,9 @@ def play_match(
 
 
 def _play(kwargs: dict[str, Any]) -> MatchResult:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     try:  # a worker process: one thread for numpy/torch
         import torch
 
