@@ -142,6 +142,7 @@ def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float |
                     workers=e.workers, progress=lambda r: bar.update(1))  # fmt: skip
     bar.close()
     wc = worst_cases(t, lp, lb)
+    final_nc = _final_nash_conv(cfg, lp, lb)
     eval_seconds = time.perf_counter() - t0
     steps = state["learn_steps"]
     secs = state["learn_seconds"]
@@ -164,6 +165,7 @@ def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float |
         "nash_conv": state.get("nash_conv", []),
         "exact_note": state.get("exact_note"),
         "selected": state.get("selected"),
+        "final_nash_conv": final_nc,
     }
     plots = _plots(cfg, run_dir, t, state, names)
     report["plots"] = plots
@@ -259,6 +261,21 @@ def record_maps(plan: list[tuple[str, str, str, str]], rules: Any, num_players: 
     return maps
 
 
+def _final_nash_conv(cfg, punter: str, banker: str) -> dict[str, float] | None:
+    """The exact NashConv of the final pair, when ``evaluation.exact`` and the rules are covered."""
+    if not cfg.evaluation.exact or cfg.num_players != 2:
+        return None
+    from siete_env import exact, raw_env
+
+    try:
+        exact.check_rules(cfg.rules)
+    except ValueError:
+        return None
+    table = raw_env(num_players=2, rules=cfg.rules)
+    nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
+
+
 def _selected_text(cfg, report: dict[str, Any]) -> str:
     sel = report.get("selected") or {}
     if not sel:
@@ -317,8 +334,18 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
     nc = report.get("nash_conv") or []
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"], ""]
+    fnc = report.get("final_nash_conv")
+    if fnc:
+        lines += [
+            "## Exploitability of the final pair (exact)",
+            "",
+            f"EV (punter) {fnc['ev']:+.4f}; the punter's best response to the final banker {fnc['punter_br']:+.4f}; "
+            f"the banker's best response to the final punter {fnc['banker_br']:+.4f}; "
+            f"**NashConv {fnc['nash_conv']:.4f}** chips per hand (exploitability {fnc['nash_conv'] / 2:.4f}).",
+            "",
+        ]
     if nc:
-        lines += ["## Exploitability by generation (exact)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
+        lines += ["## Exploitability by generation (exact; each generation's newest pair)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
                   "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
         for x in nc:
             lines.append(
