@@ -1,0 +1,40 @@
+"""``evaluate.py --exact`` from the command line: exact values of a known pair, and a
+clear refusal of the rules the exact evaluator does not cover."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SINGLE_STAKE = ["--rule", "bet_levels=[1]", "--rule", "four_swap=off", "--rule", "max_splits=0"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def test_exact_values_of_the_threshold_pair(tmp_path):
+    out = tmp_path / "exact.json"
+    r = _run("--exact", "--punters", "threshold:5.5", "--bankers", "banker:6", *SINGLE_STAKE, "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(out.read_text())
+    assert abs(row["ev"] - (-0.1777828)) < 1e-6
+    # each best response gains at least what the given policy gets, and NashConv adds the gains
+    assert row["punter_br_value"] >= row["ev"] and row["banker_br_value"] >= -row["ev"]
+    gains = (row["punter_br_value"] - row["ev"]) + (row["banker_br_value"] + row["ev"])
+    assert abs(row["nash_conv"] - gains) < 1e-9 and abs(row["exploitability"] - gains / 2) < 1e-9
+    assert "NashConv" in r.stdout
+
+
+def test_exact_refuses_rules_it_does_not_cover():
+    r = _run("--exact", "--punters", "threshold:5.5", "--bankers", "banker:6")  # the spanish preset splits
+    assert r.returncode == 2
+    assert r.stderr.startswith("error:") and "max_splits" in r.stderr
+    r = _run("--exact", "--players", "3", "--punters", "threshold:5.5", "--bankers", "banker:6", *SINGLE_STAKE)
+    assert r.returncode == 2 and "heads-up" in r.stderr
+    r = _run("--exact", "--punters", "threshold:5.5", "--bankers", "banker:6", "--rule", "max_splits")
+    assert r.returncode == 2 and "option=value" in r.stderr
