@@ -117,8 +117,9 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ randomness
     def _shuffled_deck(self, cards: list[int] | None = None) -> list[int]:
-        if cards is not None:  # a shoe's discards
-            return [cards[i] for i in self._rng.permutation(len(cards)).tolist()]
+        if cards is not None:  # a shoe's discards, from a generator of their own: the
+            # sequence of fresh decks never depends on when (or whether) a shoe runs out
+            return [cards[i] for i in self._reshuffle_rng.permutation(len(cards)).tolist()]
         # Shuffles are drawn from the env's generator in batches (one numpy call per
         # _BATCH hands instead of one per hand); the sequence is fixed by the seed.
         if self._next_perm >= _BATCH:
@@ -135,7 +136,9 @@ class raw_env(AECEnv):
         return self._lots[self._next_lot - 1]
 
     def _seed(self, seed: int | None) -> None:
-        self._rng = np.random.default_rng(seed)
+        ss = np.random.SeedSequence(seed)
+        self._rng = np.random.default_rng(ss)  # the same stream as default_rng(seed)
+        self._reshuffle_rng = np.random.default_rng(ss.spawn(1)[0])
         self._next_perm = self._next_lot = _BATCH
         self._skip_agent_selection = None  # AECEnv's dead-step bookkeeping
 

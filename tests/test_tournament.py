@@ -194,3 +194,30 @@ def test_worst_over_the_pairings_played_when_some_are_skipped():
                     skip=lambda p, b: p == "random" and b == "random")  # fmt: skip
     assert t.punter_worst("random") is t.results[("random", "banker:6")]
     assert t.banker_worst("random") is t.results[("threshold:5.5", "random")]
+
+
+def test_common_decks_survive_shoe_reshuffles():
+    """Two tables with the same seed, played by different agents, are dealt the same fresh
+    deck at every episode even when their shoes run out at different moments (a reshuffle
+    draws from a generator of its own)."""
+    import numpy as np
+
+    from siete_env import raw_env
+
+    rules = {"preset": "italian", "hands_per_episode": 5}
+    tables = [raw_env(num_players=8, rules=rules) for _ in range(2)]
+    rngs = [np.random.default_rng(1), np.random.default_rng(2)]
+    reshuffles = [0, 0]
+    for ep in range(300):  # past the first batch of 256 pre-drawn decks
+        decks = []
+        for i, e in enumerate(tables):
+            e.reset(seed=7 if ep == 0 else None, options={"banker": 0})
+            decks.append(list(e.game.deck))
+            g = e.game
+            while g.phase != 4:
+                before = len(g.events)
+                legal = g.legal_actions()
+                g.apply(legal[int(rngs[i].integers(len(legal)))])
+                reshuffles[i] += sum(1 for ev in g.events[before:] if ev[0] == 9)  # EV_RESHUFFLE
+        assert decks[0] == decks[1], ep
+    assert reshuffles[0] > 0 and reshuffles[1] > 0 and reshuffles[0] != reshuffles[1]
