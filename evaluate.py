@@ -120,7 +120,7 @@ def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str
     learned = "learned punter" if role == "punters" else "learned banker"
     return (
         f"**{verdict}** — {learned}'s worst: {m['mean']:+.4f} ± {m['ci95']:.4f} (against "
-        f"{_label(m['against'] if 'against' in m else '', names)}); best baseline worst: "
+        f"{_label(m['against'], names)}); best baseline worst: "
         f"{_label(c['best_baseline'], names)} {b['mean']:+.4f} ± {b['ci95']:.4f} (against {_label(b['against'], names)}); "
         f"gap between the intervals: {c['margin_between_intervals']:+.4f}"
     )

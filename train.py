@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.specs import check_spec
 from evaluate import write_json, yaml_value
-from siete_env.rules import resolve_rules
+from siete_env.rules import read_yaml_mapping, resolve_rules
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"
 
@@ -189,14 +189,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
     YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
     path = Path(path) if path else DEFAULT_CONFIG
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as e:
-        raise ValueError(f"cannot read config {str(path)!r}: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"config {str(path)!r} is not valid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"config {str(path)!r} must be a mapping of settings")
+    data = read_yaml_mapping(path, what="config", holds="settings")
     for item in overrides or []:
         key, eq, raw = item.partition("=")
         if not eq or not key:
@@ -397,23 +390,18 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
             last = state.get("last_results", {})
             pools = {}
-            for role in ROLES:
-                other = "banker" if role == "punter" else "punter"
-                baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
-                snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
-                pools[role] = opponent_pool(baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share)
-            order = [[r for r in ROLES if r in procs]] if cfg.parallel else [[r] for r in ROLES if r in procs]
+            order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
             for group in order:
                 for role in group:
-                    if not cfg.parallel and role == "banker" and state["punter_snapshots"]:
-                        # alternating: the banker also meets the punter just trained
-                        snaps = [f"ppo:{run_dir / s}" for s in state["punter_snapshots"]]
-                        pools[role] = opponent_pool(
-                            o.baseline_punters, snaps, o, last.get(role), cfg.banker.baseline_share
-                        )
+                    # the other learner's snapshots so far: alternating, the banker also meets
+                    # the punter just trained; in parallel, both meet the previous generation
+                    other = "banker" if role == "punter" else "punter"
+                    baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
+                    snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
+                    pools[role] = opponent_pool(baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share)
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
-                if group[-1] == order[-1][-1]:  # every pool of the generation is known now
+                if len(pools) == len(ROLES):  # every pool of the generation is known now
                     state["pools"].append(
                         {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
                     )

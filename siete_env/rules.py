@@ -251,20 +251,26 @@ def option_help() -> str:
     return ", ".join(name for name in Rules.model_fields if name != "preset")
 
 
-def load_rules_file(path: str | Path) -> dict[str, Any]:
-    """Read a rules YAML file (a mapping of options, optionally with ``preset``)."""
+def read_yaml_mapping(path: str | Path, what: str = "rules file", holds: str = "rule options") -> dict[str, Any]:
+    """A YAML file that must hold a mapping (an empty file is an empty mapping); a clear
+    ``ValueError`` naming the file (``what``) otherwise."""
     p = Path(path)
     try:
         data = yaml.safe_load(p.read_text())
     except OSError as e:
-        raise ValueError(f"cannot read rules file {str(p)!r}: {e.strerror}") from None
+        raise ValueError(f"cannot read {what} {str(p)!r}: {e.strerror}") from None
     except yaml.YAMLError as e:
-        raise ValueError(f"rules file {str(p)!r} is not valid YAML: {e}") from None
+        raise ValueError(f"{what} {str(p)!r} is not valid YAML: {e}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ValueError(f"rules file {str(p)!r} must hold a mapping of rule options, not {type(data).__name__}")
+        raise ValueError(f"{what} {str(p)!r} must hold a mapping of {holds}, not {type(data).__name__}")
     return data
+
+
+def load_rules_file(path: str | Path) -> dict[str, Any]:
+    """Read a rules YAML file (a mapping of options, optionally with ``preset``)."""
+    return read_yaml_mapping(path)
 
 
 def _is_path(name: str) -> bool:
