@@ -561,8 +561,7 @@ class ExactEvaluator:
     def punter_table(self, punter: Policy) -> tuple[np.ndarray, np.ndarray]:
         """The punter's action probabilities: ``bet (n_bet, A)`` and ``draw (n_states, L, 2, A)``."""
         if isinstance(punter, TabularPunterPolicy) and punter.ev is self:  # a table of ours: no round trip
-            eye = np.eye(self.A)
-            return eye[punter.bet], eye[punter.draw]
+            return punter.bet_p, punter.draw_p
         obs, masks, bet_row, draw_row = self.punter_observations()
         probs = np.empty((len(obs), self.A))
         for s in range(0, len(obs), self.batch_rows):
@@ -618,9 +617,10 @@ class ExactEvaluator:
     def _stake_vec(self) -> np.ndarray:
         return np.array(self.levels, np.float64)
 
-    def punter_forward(self, bet: np.ndarray, draw: np.ndarray) -> tuple[np.ndarray, float]:
+    def punter_forward(self, bet: np.ndarray, draw: np.ndarray, return_reach: bool = False) -> tuple:
         """Reach of every stood (V, h) under the punter's policy (``(n_vu, L, 10)``) and
-        the expected chips lost to busts (per hand)."""
+        the expected chips lost to busts (per hand). With ``return_reach`` also the reach of
+        every decision: ``breach (n_bet,)`` and ``reach (n_states, L, 2)``."""
         Wst = np.zeros((self.n_vu, self.L, N_RANKS))
         reach = np.zeros((self.n_states, self.L, 2))
         bust = 0.0
@@ -674,6 +674,8 @@ class ExactEvaluator:
                     sel = kd == 3
                     if sel.any():
                         bust -= float((f[sel] * st[None, :]).sum())
+        if return_reach:
+            return Wst, bust, breach, reach
         return Wst, bust
 
     def _raise_matrix(self) -> dict[int, int]:
@@ -938,27 +940,49 @@ def _fold_counts(obs: np.ndarray, layout: Layout) -> np.ndarray:
 
 
 class _Tabular:
-    deterministic = True
+    """A table policy: ``__call__`` plays the most probable action when the table is
+    deterministic, else samples with its own generator (``seed``)."""
 
-    def __init__(self, ev: ExactEvaluator):
+    def __init__(self, ev: ExactEvaluator, seed: int | None = None):
         self.ev = ev
+        self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs: dict) -> int:
-        p = self.action_probs(np.asarray(obs["observation"])[None, :], np.asarray(obs["action_mask"])[None, :])
-        return int(p[0].argmax())
+        p = self.action_probs(np.asarray(obs["observation"])[None, :], np.asarray(obs["action_mask"])[None, :])[0]
+        if self.deterministic:
+            return int(p.argmax())
+        return int(self.rng.choice(len(p), p=p / p.sum()))
 
-    def _fallback(self, mask: np.ndarray) -> int:
-        return int(np.flatnonzero(mask)[0])
+    @staticmethod
+    def _fallback(mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(mask))
+        out[int(np.flatnonzero(mask)[0])] = 1.0
+        return out
+
+
+def _as_probs(table: np.ndarray, A: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Action probabilities from a table of actions (ints, ``shape``) or of probabilities
+    (``shape + (A,)``)."""
+    t = np.asarray(table)
+    if t.shape == shape and np.issubdtype(t.dtype, np.integer):
+        return np.eye(A)[t]
+    if t.shape == shape + (A,):
+        return t.astype(np.float64)
+    raise ValueError(f"a policy table must have shape {shape} (actions) or {shape + (A,)} (probabilities), got {t.shape}")
 
 
 class TabularPunterPolicy(_Tabular):
-    """A punter that plays a table of actions over the evaluator's punter states (a best
-    response); as a banker (or in a state outside the table) it plays the first legal action."""
+    """A punter that plays a table over the evaluator's punter states: ``bet`` (per BET
+    state) and ``draw`` (per card state, stake level and raise flag), each either actions
+    (ints; a best response) or action probabilities (an equilibrium). As a banker, or in
+    a state outside the table, it plays the first legal action."""
 
-    def __init__(self, ev: ExactEvaluator, bet: np.ndarray, draw: np.ndarray):
-        super().__init__(ev)
-        self.bet, self.draw = bet, draw
+    def __init__(self, ev: ExactEvaluator, bet: np.ndarray, draw: np.ndarray, seed: int | None = None):
+        super().__init__(ev, seed)
         b0, b1 = ev.layers[0]
+        self.bet_p = _as_probs(bet, ev.A, (b1 - b0,))
+        self.draw_p = _as_probs(draw, ev.A, (ev.n_states, ev.L, 2))
+        self.deterministic = bool(((self.bet_p == 0) | (self.bet_p == 1)).all() and ((self.draw_p == 0) | (self.draw_p == 1)).all())
         self._bet_key = {(int(ev.K[c]), int(ev.Hd[c])): c - b0 for c in range(b0, b1)}
         self._state = {(int(k), int(h), tuple(U)): c for c, (k, h, U) in enumerate(ev.states)}
 
@@ -970,7 +994,7 @@ class TabularPunterPolicy(_Tabular):
         raise_cols = list(ev.raise_ids.values())
         for i in range(len(observations)):
             o, m = observations[i], masks[i]
-            a = -1
+            p = None
             if o[L.seat(0)] == 0.0 and (o[G + Phase.BET] == 1.0 or o[G + Phase.DRAW] == 1.0):
                 own = counts[i, :, 0]
                 hid = np.flatnonzero(counts[i, :, L.n * L.H])
@@ -979,7 +1003,7 @@ class TabularPunterPolicy(_Tabular):
                     h = int(hid[0])
                     if o[G + Phase.BET] == 1.0:
                         j = self._bet_key.get((k, h))
-                        a = int(self.bet[j]) if j is not None else -1
+                        p = self.bet_p[j] if j is not None else None
                     else:
                         U = own.copy()
                         U[h] -= 1
@@ -987,18 +1011,26 @@ class TabularPunterPolicy(_Tabular):
                         stake = int(round(float(o[hb + 5])))
                         if c is not None and stake in ev.levels:
                             ro = int(bool(m[raise_cols].any())) if raise_cols else 0
-                            a = int(self.draw[c, ev.levels.index(stake), ro])
-            out[i, a if a >= 0 and m[a] else self._fallback(m)] = 1.0
+                            p = self.draw_p[c, ev.levels.index(stake), ro]
+            if p is not None and p.sum() > 0 and not (p * (m == 0)).any():
+                out[i] = p
+            else:
+                out[i] = self._fallback(m)
         return out
 
 
 class TabularBankerPolicy(_Tabular):
-    """A banker that plays a table of hit/stand decisions over (V, M) (a best response);
-    as a punter (or outside the table) it plays the first legal action."""
+    """A banker that plays a table over (V, M): ``hit (n_V, n_M)``, bools (a best response)
+    or probabilities of hitting (an equilibrium). As a punter, or outside the table, it
+    plays the first legal action."""
 
-    def __init__(self, ev: ExactEvaluator, hit: np.ndarray):
-        super().__init__(ev)
+    def __init__(self, ev: ExactEvaluator, hit: np.ndarray, seed: int | None = None):
+        super().__init__(ev, seed)
+        hit = np.asarray(hit)
+        if hit.shape != (ev.n_vu * ev.L, ev.n_M):
+            raise ValueError(f"a banker table must have shape {(ev.n_vu * ev.L, ev.n_M)}, got {hit.shape}")
         self.hit = hit
+        self.deterministic = bool(((hit == 0) | (hit == 1)).all())
         self._vu = {(k, tuple(U)): i for i, (k, U) in enumerate(ev.vu_keys)}
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -1008,7 +1040,7 @@ class TabularBankerPolicy(_Tabular):
         G = L.GLOBAL
         for i in range(len(observations)):
             o, m = observations[i], masks[i]
-            a = -1
+            q = None
             if o[G + Phase.BANKER] == 1.0 and o[L.seat(0)] == 1.0:
                 M = counts[i, :, 0]
                 U = tuple(counts[i, :, 1].tolist())
@@ -1023,8 +1055,11 @@ class TabularBankerPolicy(_Tabular):
                     k = -1
                 if m_i is not None and k >= 0 and stake in ev.levels:
                     v = self._vu[(k, U)] * ev.L + ev.levels.index(stake)
-                    a = _HIT_UP if self.hit[v, m_i] else _STAND
-            out[i, a if a >= 0 and m[a] else self._fallback(m)] = 1.0
+                    q = float(self.hit[v, m_i])
+            if q is not None and m[_HIT_UP] and m[_STAND]:
+                out[i, _HIT_UP], out[i, _STAND] = q, 1.0 - q
+            else:
+                out[i] = self._fallback(m)
         return out
 
 

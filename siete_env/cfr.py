@@ -1,0 +1,370 @@
+"""A reference equilibrium of heads-up Siete y Media by CFR+ (``siete_env.cfr``).
+
+CFR+ (Tammelin 2014: regret matching+, alternating updates, linearly weighted average
+strategy) runs on the game as ``siete_env.exact`` enumerates it, for the rule sets that
+module covers (heads-up ``spanish`` without splits; single stake, bet levels and raises,
+four-swap):
+
+* **punter information sets**: the evaluator's punter states: swapped 4s ``k``, hidden
+  rank ``h``, face-up rank counts ``U``, stake level and whether a raise is open (plus
+  the BET states ``(k, h)``);
+* **banker information sets**: ``(V, M)``: what the banker sees of the stood punter hand
+  (``V``: its face-up ranks, swapped 4s and stake) and the banker's own rank multiset ``M``.
+
+**The abstraction** (what is identified, and why it loses nothing): cards are reduced to
+their ranks (suits never matter to a payoff; the solution is a policy of the suit-folded
+observation) and the order in which cards arrived is forgotten (the environment's
+observations do not hold it). Given the opponent's policy each side's problem is Markov in
+these states: the future of a punter state does not depend on how it was reached, and all
+orderings of the same cards have the same chance probability when dealing without
+replacement (the swapped 4s' fixed deck places lie beyond any reachable hand). So the
+regret of a state is the same, up to a positive factor fixed across iterations, on every
+path that reaches it, and CFR+ on the merged states plays what it would play on the
+unmerged game tree. The average strategy is weighted by each side's own reach (the
+punter's occupancy, which is its own reach times a chance factor that is the same every
+iteration; the banker's own reach summed over the orders of ``M``), which makes it play
+as the mixture of the iterates does. The result is measured, not assumed: ``solve``
+reports the exact NashConv of the average strategy in the full game (``siete_env.exact``).
+
+Usage::
+
+    from siete_env import cfr
+    sol = cfr.solve({"preset": "spanish", "bet_levels": [1], "four_swap": "off",
+                     "max_splits": 0}, iterations=200)
+    sol.nash_conv            # exact NashConv of the average strategy, chips per hand
+    sol.punter, sol.banker   # table policies (action_probs / __call__) for evaluate / play
+    sol.save("eq.npz"); cfr.load("eq.npz")
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .exact import (
+    FOUR,
+    MAX_SWAPS,
+    N_RANKS,
+    VAL,
+    ExactEvaluator,
+    NashConv,
+    TabularBankerPolicy,
+    TabularPunterPolicy,
+    _Chunk,
+    _HIT_DOWN,
+    _HIT_UP,
+    _STAND,
+    _SWAP,
+    evaluator,
+    nash_conv,
+)
+from .cards import N_CARDS, SEVEN_HALF
+
+__all__ = ["CFRPlus", "Solution", "load", "solve"]
+
+
+@dataclass
+class Solution:
+    """The average strategy of a CFR+ run and its exact exploitability in the full game."""
+
+    rules: dict[str, Any]
+    iterations: int
+    bet: np.ndarray  # (n_bet, A) action probabilities at the BET states
+    draw: np.ndarray  # (n_states, L, 2, A) at the draw states
+    hit: np.ndarray  # (n_V, n_M) the banker's probability of hitting
+    result: NashConv
+    history: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, seconds, NashConv)
+    ev: ExactEvaluator | None = None
+
+    @property
+    def nash_conv(self) -> float:
+        return self.result.nash_conv
+
+    @property
+    def value(self) -> float:
+        """The punter's expected chips per hand when both sides play the solution."""
+        return self.result.ev
+
+    @property
+    def punter(self) -> TabularPunterPolicy:
+        return TabularPunterPolicy(self._ev(), self.bet, self.draw)
+
+    @property
+    def banker(self) -> TabularBankerPolicy:
+        return TabularBankerPolicy(self._ev(), self.hit)
+
+    def _ev(self) -> ExactEvaluator:
+        if self.ev is None:
+            self.ev = evaluator(self.rules)
+        return self.ev
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(
+            path,
+            rules=np.array(repr(self.rules)),
+            iterations=self.iterations,
+            bet=self.bet,
+            draw=self.draw.astype(np.float32),
+            hit=self.hit.astype(np.float32),
+            result=np.array(tuple(self.result), np.float64),
+            history=np.array(self.history, np.float64).reshape(-1, 3),
+        )
+
+
+def load(path: str | Path) -> Solution:
+    """A solution saved by ``Solution.save``."""
+    import ast
+
+    with np.load(path) as z:
+        rules = ast.literal_eval(str(z["rules"]))
+        return Solution(
+            rules,
+            int(z["iterations"]),
+            z["bet"].astype(np.float64),
+            z["draw"].astype(np.float64),
+            z["hit"].astype(np.float64),
+            NashConv(*map(float, z["result"])),
+            [tuple(r) for r in z["history"].tolist()],
+        )
+
+
+def _matching(R: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Regret matching over the last axis: positive regrets normalised; uniform over the
+    legal actions where none is positive."""
+    pos = np.where(mask, np.maximum(R, 0.0), 0.0)
+    s = pos.sum(-1, keepdims=True)
+    uni = mask / np.maximum(mask.sum(-1, keepdims=True), 1)
+    return np.where(s > 0, pos / np.where(s > 0, s, 1.0), uni)
+
+
+class CFRPlus:
+    """CFR+ on the exact evaluator's states (see the module docstring)."""
+
+    def __init__(self, rules: Any = None, chunk: int = 8192):
+        self.ev = ev = rules if isinstance(rules, ExactEvaluator) else evaluator(
+            rules if rules is not None else {"preset": "spanish", "max_splits": 0}
+        )
+        self.chunk = chunk
+        A, L = ev.A, ev.L
+        b0, b1 = ev.layers[0]
+        self.n_bet = b1 - b0
+        self.bet_key = {(int(ev.K[c]), int(ev.Hd[c])): c - b0 for c in range(b0, b1)}
+        # legal actions
+        self.bet_mask = np.zeros((self.n_bet, A), bool)
+        for (k, h), i in self.bet_key.items():
+            self.bet_mask[i, ev.bet_ids] = True
+            if h == FOUR and k < MAX_SWAPS and ev.kmax:
+                self.bet_mask[i, _SWAP] = True
+                if ev.rules.four_swap == "mandatory":
+                    self.bet_mask[i, ev.bet_ids] = False
+        self.draw_mask = np.zeros((ev.n_states, L, 2, A), bool)
+        self.draw_mask[..., [_STAND, _HIT_UP, _HIT_DOWN]] = True
+        if ev.can_raise:
+            for si in range(L - 1):
+                self.draw_mask[:, si, 1, [ev.raise_ids[j] for j in range(si + 1, L)]] = True
+        nV = ev.n_vu * L
+        self.R_bet = np.zeros((self.n_bet, A))
+        self.R_draw = np.zeros((ev.n_states, L, 2, A))
+        self.R_hit = np.zeros((nV, ev.n_M))
+        self.R_stand = np.zeros((nV, ev.n_M))
+        self.bet = _matching(self.R_bet, self.bet_mask)
+        self.draw = _matching(self.R_draw, self.draw_mask)
+        self.hit = np.full((nV, ev.n_M), 0.5)
+        self.S_bet = np.zeros_like(self.R_bet)
+        self.S_draw = np.zeros_like(self.R_draw)
+        self.S_hit = np.zeros((nV, ev.n_M))
+        self.S_reach = np.zeros((nV, ev.n_M))
+        self.t = 0
+        # the swap transition: (k, h) -> probabilities over the BET states with k + 1
+        self._swap_to: dict[int, list[tuple[int, float]]] = {}
+        for (k, h), i in self.bet_key.items():
+            if self.bet_mask[i, _SWAP]:
+                pool = ev._pool(k + 1, (0,) * N_RANKS)
+                n = sum(pool)
+                self._swap_to[i] = [(self.bet_key[(k + 1, r)], pool[r] / n) for r in range(N_RANKS) if pool[r]]
+
+    # ------------------------------------------------------------------ punter
+    def punter_values(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """Action values of every punter decision against the banker whose stood values
+        are ``G (n_vu, L, 10)``, the punter playing its current strategy afterwards:
+        ``Q_bet (n_bet, A)``, ``Q_draw (n_states, L, 2, A)`` and the punter's value."""
+        ev = self.ev
+        L, A = ev.L, ev.A
+        st = ev._stake_vec()
+        after = ev._after_hit_flag()
+        val = np.zeros((ev.n_states, L, 2))
+        Q = np.zeros((ev.n_states, L, 2, A))
+        for a, b in reversed(ev.layers):
+            n = b - a
+            hd = ev.Hd[a:b]
+            qs = [G[ev.stand_vu[a:b], :, hd]]
+            for kinds, idx, up in ((ev.up_kind, ev.up_idx, True), (ev.dn_kind, ev.dn_idx, False)):
+                q = np.zeros((n, L))
+                for r in range(N_RANKS):
+                    p = ev.p[a:b, r]
+                    kd = kinds[a:b, r]
+                    v = np.zeros((n, L))
+                    sel = kd == 1
+                    if sel.any():
+                        v[sel] = val[idx[a:b, r][sel][:, None], np.arange(L)[None, :], after[None, :]]
+                    sel = kd == 2
+                    if sel.any():
+                        h2 = hd[sel] if up else np.full(int(sel.sum()), r)
+                        v[sel] = G[idx[a:b, r][sel], :, h2]
+                    v[kd == 3] = -st[None, :]
+                    q += p[:, None] * v
+                qs.append(q)
+            Q3 = np.stack(qs, -1)  # (n, L, 3)
+            Q[a:b, :, :, _STAND] = Q3[:, :, None, 0]
+            Q[a:b, :, :, _HIT_UP] = Q3[:, :, None, 1]
+            Q[a:b, :, :, _HIT_DOWN] = Q3[:, :, None, 2]
+            val[a:b, :, 0] = (self.draw[a:b, :, 0] * Q[a:b, :, 0]).sum(-1)
+            if ev.can_raise:
+                for si in range(L - 1):
+                    for j in range(si + 1, L):
+                        Q[a:b, si, 1, ev.raise_ids[j]] = val[a:b, j, 0]
+                val[a:b, :, 1] = (self.draw[a:b, :, 1] * Q[a:b, :, 1]).sum(-1)
+        b0 = ev.layers[0][0]
+        Q_bet = np.zeros((self.n_bet, A))
+        bval = np.zeros(self.n_bet)
+        for k in range(ev.kmax, -1, -1):  # a swap moves k up: from the top down
+            for h in range(N_RANKS):
+                i = self.bet_key.get((k, h))
+                if i is None:
+                    continue
+                Q_bet[i, ev.bet_ids] = val[b0 + i, :, 0]
+                if i in self._swap_to:
+                    Q_bet[i, _SWAP] = sum(p * bval[j] for j, p in self._swap_to[i])
+                bval[i] = (self.bet[i] * Q_bet[i]).sum()
+        value = sum(4 / N_CARDS * bval[self.bet_key[(0, h)]] for h in range(N_RANKS))
+        return Q_bet, Q, float(value)
+
+    def _update_punter(self, G: np.ndarray) -> None:
+        Q_bet, Q_draw, _ = self.punter_values(G)
+        v_bet = (self.bet * Q_bet).sum(-1, keepdims=True)
+        v_draw = (self.draw * Q_draw).sum(-1, keepdims=True)
+        self.R_bet = np.where(self.bet_mask, np.maximum(self.R_bet + Q_bet - v_bet, 0.0), 0.0)
+        self.R_draw = np.where(self.draw_mask, np.maximum(self.R_draw + Q_draw - v_draw, 0.0), 0.0)
+        self.bet = _matching(self.R_bet, self.bet_mask)
+        self.draw = _matching(self.R_draw, self.draw_mask)
+
+    def _accumulate_punter(self, w: float) -> None:
+        _, _, breach, reach = self.ev.punter_forward(self.bet, self.draw, return_reach=True)
+        self.S_bet += w * breach[:, None] * self.bet
+        self.S_draw += w * reach[..., None] * self.draw
+
+    # ------------------------------------------------------------------ banker
+    def banker_pass(self, Wst: np.ndarray | None, update: bool) -> np.ndarray:
+        """One backward pass over the banker's multisets with its current strategy: the
+        punter's stood values ``G (n_vu, L, 10)`` against it, and (``update``) the banker's
+        regret-matching+ update from the punter reach ``Wst``."""
+        ev = self.ev
+        nV = ev.n_vu * ev.L
+        G = np.zeros((nV, N_RANKS))
+        Wf = Wst.reshape(nV, N_RANKS) if Wst is not None else None
+        vk_all = np.repeat(ev.vu_k, ev.L)
+        vU_all = np.repeat(ev.vu_U, ev.L, axis=0)
+        stake_all = np.tile(ev._stake_vec(), ev.n_vu)
+        for c0 in range(0, nV, self.chunk):
+            sl = slice(c0, min(c0 + self.chunk, nV))
+            vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
+            n = len(vk)
+            vn = vU.sum(1)
+            A = 4 - vU
+            A[:, FOUR] -= vk
+            P = (vU @ VAL)[:, None] + VAL[None, :]
+            win = stake[:, None] * np.where(P == SEVEN_HALF, ev.pays, 1)
+            lose75 = -stake[:, None] * np.where(P == SEVEN_HALF, ev.both75, ev.b75)
+            ctx = _Chunk(n, vk, vn, A, 39 - vn - vk, win, lose75)
+            vals: dict[int, np.ndarray] = {}
+            w = Wf[sl] if update else None
+            for m_i in range(ev.n_M):
+                stand = np.where(P > int(ev.M_tot[m_i]), win, -stake[:, None])
+                cp = ev._cont(ctx, vals, m_i)
+                s = self.hit[sl, m_i]
+                vals[m_i] = s[:, None] * cp + (1 - s[:, None]) * stand
+                if w is not None:
+                    m = ev.M[m_i]
+                    fd = ev._fixed_drawn(vk, vn, int(ev.M_n[m_i]))
+                    Cex = A - m[None, :]
+                    Cex[:, FOUR] += fd
+                    post = w * np.clip(Cex, 0, None) / np.maximum(A, 1)
+                    u_hit = -(post * cp).sum(1)  # the banker's chips
+                    u_st = -(post * stand).sum(1)
+                    u = s * u_hit + (1 - s) * u_st
+                    self.R_hit[sl, m_i] = np.maximum(self.R_hit[sl, m_i] + u_hit - u, 0.0)
+                    self.R_stand[sl, m_i] = np.maximum(self.R_stand[sl, m_i] + u_st - u, 0.0)
+            G[sl] = ev._cont(ctx, vals, None)
+        if update:
+            tot = self.R_hit + self.R_stand
+            self.hit = np.where(tot > 0, self.R_hit / np.where(tot > 0, tot, 1.0), 0.5)
+        return G.reshape(ev.n_vu, ev.L, N_RANKS)
+
+    def banker_reach(self) -> np.ndarray:
+        """The banker's own reach of every (V, M) (its hit probabilities along the way,
+        summed over the orders of M)."""
+        ev = self.ev
+        x = np.zeros_like(self.hit)
+        x[:, ev.single] = 1.0
+        for i in range(ev.n_M - 1, -1, -1):  # increasing total: parents first
+            xi = x[:, i] * self.hit[:, i]
+            for r in range(N_RANKS):
+                c = ev.M_child[i, r]
+                if c >= 0:
+                    x[:, c] += xi
+        return x
+
+    def _accumulate_banker(self, w: float) -> None:
+        x = self.banker_reach()
+        self.S_hit += w * x * self.hit
+        self.S_reach += w * x
+
+    # ------------------------------------------------------------------ driver
+    def iterate(self) -> None:
+        """One CFR+ iteration: the punter's update against the current banker, then the
+        banker's against the updated punter (alternating); average weight ``t``."""
+        self.t += 1
+        w = float(self.t)
+        G = self.banker_pass(None, update=False)
+        self._update_punter(G)
+        self._accumulate_punter(w)
+        Wst, _ = self.ev.punter_forward(self.bet, self.draw)
+        self.banker_pass(Wst, update=True)
+        self._accumulate_banker(w)
+
+    def average(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The average strategy (where a state was never reached: the current one)."""
+        def norm(S: np.ndarray, cur: np.ndarray) -> np.ndarray:
+            s = S.sum(-1, keepdims=True)
+            return np.where(s > 0, S / np.where(s > 0, s, 1.0), cur)
+
+        hit = np.where(self.S_reach > 0, self.S_hit / np.where(self.S_reach > 0, self.S_reach, 1.0), self.hit)
+        return norm(self.S_bet, self.bet), norm(self.S_draw, self.draw), hit
+
+    def measure(self, average: bool = True) -> NashConv:
+        bet, draw, hit = self.average() if average else (self.bet, self.draw, self.hit)
+        return nash_conv(TabularPunterPolicy(self.ev, bet, draw), TabularBankerPolicy(self.ev, hit), self.ev)
+
+
+def solve(rules: Any = None, iterations: int = 200, every: int = 0,
+          progress: Callable[[int, float, float], None] | None = None) -> Solution:  # fmt: skip
+    """Run CFR+ for ``iterations`` and measure the average strategy's exact NashConv
+    (also every ``every`` iterations, into ``Solution.history``, reported to ``progress``)."""
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations}")
+    cfr = CFRPlus(rules)
+    history: list[tuple[int, float, float]] = []
+    t0 = time.perf_counter()
+    for it in range(1, iterations + 1):
+        cfr.iterate()
+        if (every and it % every == 0) or it == iterations:
+            nc = cfr.measure()
+            history.append((it, time.perf_counter() - t0, nc.nash_conv))
+            if progress is not None:
+                progress(it, time.perf_counter() - t0, nc.nash_conv)
+    bet, draw, hit = cfr.average()
+    return Solution(cfr.ev.rules.model_dump(mode="json"), iterations, bet, draw, hit, nc, history, cfr.ev)
