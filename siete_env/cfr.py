@@ -174,11 +174,14 @@ class CFRPlus:
         self.bet = _matching(self.R_bet, self.bet_mask)
         self.draw = _matching(self.R_draw, self.draw_mask)
         self.hit = np.full((nV, ev.n_M), 0.5)
+        if ev.forced:  # hit_below_6: the banker has no decision
+            self.hit = ev.banker_table(None)
         self.S_bet = np.zeros_like(self.R_bet)
         self.S_draw = np.zeros_like(self.R_draw)
         self.S_hit = np.zeros((nV, ev.n_M))
         self.S_reach = np.zeros((nV, ev.n_M))
         self.t = 0
+        self._G_forced: np.ndarray | None = None
         # the swap transition: (k, h) -> probabilities over the BET states with k + 1
         self._swap_to: dict[int, list[tuple[int, float]]] = {}
         for (k, h), i in self.bet_key.items():
@@ -299,7 +302,7 @@ class CFRPlus:
                     self.R_hit[sl, m_i] = np.maximum(self.R_hit[sl, m_i] + u_hit - u, 0.0)
                     self.R_stand[sl, m_i] = np.maximum(self.R_stand[sl, m_i] + u_st - u, 0.0)
             G[sl] = ev._cont(ctx, vals, None)
-        if update:
+        if update and not ev.forced:
             tot = self.R_hit + self.R_stand
             self.hit = np.where(tot > 0, self.R_hit / np.where(tot > 0, tot, 1.0), 0.5)
         return G.reshape(ev.n_vu, ev.L, N_RANKS)
@@ -329,11 +332,15 @@ class CFRPlus:
         banker's against the updated punter (alternating); average weight ``t``."""
         self.t += 1
         w = float(self.t)
-        G = self.banker_pass(None, update=False)
-        self._update_punter(G)
+        if self._G_forced is None or not self.ev.forced:
+            G = self.banker_pass(None, update=False)
+            if self.ev.forced:  # the banker never changes: its values neither
+                self._G_forced = G
+        self._update_punter(self._G_forced if self.ev.forced else G)
         self._accumulate_punter(w)
-        Wst, _ = self.ev.punter_forward(self.bet, self.draw)
-        self.banker_pass(Wst, update=True)
+        if not self.ev.forced:
+            Wst, _ = self.ev.punter_forward(self.bet, self.draw)
+            self.banker_pass(Wst, update=True)
         self._accumulate_banker(w)
 
     def average(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,6 +17,9 @@ Coverage (anything else raises ``ValueError``):
   other position is drawn without replacement from the cards nobody has seen;
 * the payout options ``seven_half_pays``, ``banker_seven_half_collects``,
   ``both_seven_half_collects`` (any values).
+* ``banker_policy_rule: hit_below_6``: the banker's moves are forced (it hits below 6), so
+  its best response is that forced play and NashConv is the punter's gain alone: a
+  configuration whose equilibria are exactly the punter's best responses (NashConv 0).
 
 Not covered: splits (``max_splits`` must resolve to 0 — the default ``spanish`` preset has
 3 heads-up; see ``check_rules``), and every option that changes what is hidden or how
@@ -130,7 +133,7 @@ _FREE_OPTIONS = {
     "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
     "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits",
     "auction_bids", "fusilar_pays", "triplee_pays", "side_bet_stake", "banker_reale_collects",
-    "both_reale_collects",
+    "both_reale_collects", "banker_policy_rule",
 }  # fmt: skip
 
 
@@ -215,6 +218,7 @@ class ExactEvaluator:
         self.can_raise = bool(r.raise_on_draw) and self.L > 1
         self.kmax = 0 if r.four_swap == "off" else MAX_SWAPS
         self.pays, self.b75, self.both75 = r.seven_half_pays, r.banker_seven_half_collects, r.both_seven_half_collects
+        self.forced = r.banker_policy_rule == "hit_below_6"  # the banker has no choice: hits below 6
         self.actions = build_actions(r, 2)
         self.A = len(self.actions)
         names = [a.name for a in self.actions]
@@ -381,6 +385,7 @@ class ExactEvaluator:
                     child[i, r] = self.M_index[tuple(m2)]
         self.M_child = child
         self.single = np.array([self.M_index[tuple(int(r == x) for x in range(N_RANKS))] for r in range(N_RANKS)])
+        self.forced_hit = self.M_tot < 12  # hit_below_6: hit below 6 (12 half points), else stand
 
     # ------------------------------------------------------------------ observations
     def _template(self, seat: int) -> np.ndarray:
@@ -577,6 +582,8 @@ class ExactEvaluator:
 
     def banker_table(self, banker: Policy) -> np.ndarray:
         """``(n_vu * L, n_M)``: the banker's probability of hitting at every (V, M)."""
+        if self.forced:  # hit_below_6: every banker plays the same forced moves
+            return np.broadcast_to(self.forced_hit.astype(np.float64), (self.n_vu * self.L, self.n_M)).copy()
         if isinstance(banker, TabularBankerPolicy) and banker.ev is self:  # a table of ours: no round trip
             return banker.hit.astype(np.float64)
         direct = _fast_banker_table(banker, self) if self.fast_baselines else None
@@ -832,6 +839,8 @@ class ExactEvaluator:
                     Cex[:, FOUR] += fd
                     post = w * np.clip(Cex, 0, None) / np.maximum(A, 1)  # posterior of h (unnormalised)
                     h_hit = (post * cb).sum(1) < (post * stand).sum(1)
+                    if self.forced:
+                        h_hit = np.full(n, bool(self.forced_hit[m_i]))
                     br_hit[sl, m_i] = h_hit
                     vals_br[m_i] = np.where(h_hit[:, None], cb, stand)
             if hit is not None:

@@ -1,0 +1,154 @@
+"""CFR+ reference equilibria (``siete_env.cfr``) and NashConv at an exact equilibrium.
+
+The toy configuration is the single-stake heads-up game with ``banker_policy_rule:
+hit_below_6``: the banker has no decision, so the equilibria are exactly the punter's best
+responses to the forced banker, NashConv is 0 there and positive for every other punter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.specs import make_agent
+from siete_env import cfr, raw_env
+from siete_env.exact import (
+    _HIT_UP,
+    _STAND,
+    TabularPunterPolicy,
+    best_response,
+    evaluator,
+    expected_value,
+    nash_conv,
+)
+
+SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+FORCED = {**SINGLE, "banker_policy_rule": "hit_below_6"}
+LEVELS = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_splits": 0}
+
+
+def agent(spec, rules, seed=None):
+    return make_agent(spec, raw_env(2, rules), seed=seed)
+
+
+def _simulate(punter, banker, rules, n_hands, seed):
+    e = raw_env(2, rules)
+    rng = np.random.default_rng(seed)
+    out = np.empty(n_hands)
+    for i in range(n_hands):
+        e.reset(seed=seed if i == 0 else None, options={"banker": 0})
+        total = 0.0
+        while e.agents:
+            a = e.agent_selection
+            obs, reward, term, trunc, _ = e.last()
+            if a == "player_1":
+                total += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            pol = banker if a == "player_0" else punter
+            p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
+            e.step(int(rng.choice(len(p), p=p / p.sum())))
+        out[i] = total
+    return out
+
+
+# --------------------------------------------------------------------------- the toy configuration
+def test_forced_banker_value_matches_the_free_game_and_a_simulation():
+    ev = evaluator(FORCED)
+    # banker:6 is exactly the forced play: the core issue's value
+    assert abs(expected_value(agent("threshold:5.5", FORCED), agent("banker:6", FORCED), ev) + 0.1777828) < 1e-7
+    # every banker policy is overridden by the forced moves
+    assert abs(expected_value(agent("threshold:5.5", FORCED), agent("random", FORCED), ev) + 0.1777828) < 1e-7
+    br = best_response(agent("banker:6", FORCED), "banker", ev)
+    sim = _simulate(br.policy, agent("banker:6", FORCED), FORCED, 4000, seed=5)
+    assert abs(sim.mean() - br.value) < 1.96 * sim.std() / np.sqrt(len(sim))
+
+
+def test_nash_conv_is_zero_exactly_at_the_equilibrium_of_the_toy_configuration():
+    ev = evaluator(FORCED)
+    banker = agent("banker:6", FORCED)
+    br = best_response(banker, "banker", ev)
+    nc = nash_conv(br.policy, banker, ev)
+    assert abs(nc.nash_conv) < 1e-12 and abs(nc.banker_br_value + nc.ev) < 1e-12
+    # the banker's best response is its forced play: no gain, whatever banker is named
+    assert abs(nash_conv(br.policy, agent("smart:4", FORCED), ev).nash_conv) < 1e-12
+
+
+@pytest.mark.parametrize("spec", ["threshold:4", "threshold:5", "threshold:5.5", "threshold:6", "bold:5", "random"])
+def test_nash_conv_is_positive_away_from_the_equilibrium(spec):
+    ev = evaluator(FORCED)
+    nc = nash_conv(agent(spec, FORCED), agent("banker:6", FORCED), ev)
+    assert nc.nash_conv > 1e-4
+    assert abs(nc.nash_conv - (nc.punter_br_value - nc.ev)) < 1e-12  # the banker gains nothing
+
+
+def test_one_changed_decision_moves_the_pair_off_the_equilibrium():
+    """Changing the best response at one reachable state with a strictly worse action
+    makes NashConv positive, by exactly the reach times the loss."""
+    ev = evaluator(FORCED)
+    banker = agent("banker:6", FORCED)
+    br = best_response(banker, "banker", ev).policy
+    sol = cfr.CFRPlus(ev)
+    G = ev.banker_pass(ev.banker_table(banker), None)[0]
+    sol.bet, sol.draw = br.bet_p, br.draw_p
+    _, Q, _ = sol.punter_values(G)
+    _, _, _, reach = ev.punter_forward(br.bet_p, br.draw_p, return_reach=True)
+    gap = Q[:, 0, 0, [_STAND, _HIT_UP]].max(1) - Q[:, 0, 0, [_STAND, _HIT_UP]].min(1)
+    c = int(np.argmax(reach[:, 0, 0] * gap))  # the reachable state where a change costs most
+    draw = br.draw_p.copy()
+    best = int(np.argmax(draw[c, 0, 0]))
+    assert best in (_STAND, _HIT_UP)  # (the best response hits up or stands there)
+    draw[c, 0, 0] = 0.0
+    draw[c, 0, 0, _HIT_UP if best == _STAND else _STAND] = 1.0
+    nc = nash_conv(TabularPunterPolicy(ev, br.bet_p, draw), banker, ev)
+    assert nc.nash_conv > 1e-3
+    assert abs(nc.nash_conv - reach[c, 0, 0] * gap[c]) < 1e-9
+
+
+def test_cfr_reaches_the_toy_equilibrium_value():
+    ev = evaluator(FORCED)
+    value = best_response(agent("banker:6", FORCED), "banker", ev).value
+    sol = cfr.solve(ev, iterations=20)
+    assert 0 <= sol.nash_conv < 2e-3
+    assert abs(sol.result.punter_br_value - value) < 1e-12
+    assert sol.value <= value + 1e-12
+
+
+# --------------------------------------------------------------------------- the free game
+def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_path):
+    ev = evaluator(SINGLE)
+    sol = cfr.solve(ev, iterations=24, every=8)
+    its = [h[0] for h in sol.history]
+    ncs = [h[2] for h in sol.history]
+    assert its == [8, 16, 24]
+    assert ncs[-1] < ncs[0] and 0 <= ncs[-1] < 0.01, ncs
+    r = sol.result
+    # the game value lies between what each side guarantees itself
+    assert r.punter_br_value >= r.ev - 1e-12 and -r.banker_br_value <= r.ev + 1e-12
+    assert -r.banker_br_value <= -0.10 and r.punter_br_value >= -0.125  # value ~ -0.113 (measured)
+    # better than any pair of simple threshold policies
+    for p, b in (("threshold:5.5", "banker:6"), ("threshold:5", "smart:6")):
+        assert sol.nash_conv < nash_conv(agent(p, SINGLE), agent(b, SINGLE), ev).nash_conv / 20
+    # the stochastic tables, read back from real observations, play their exact value
+    sim = _simulate(sol.punter, sol.banker, SINGLE, 4000, seed=11)
+    assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim))
+    # saved and loaded: the same policies
+    sol.save(tmp_path / "eq.npz")
+    back = cfr.load(tmp_path / "eq.npz")
+    assert back.iterations == 24 and back.result == sol.result
+    again = nash_conv(back.punter, back.banker, evaluator(back.rules))
+    assert abs(again.nash_conv - sol.nash_conv) < 1e-5  # (tables stored in float32)
+
+
+def test_cfr_with_bet_levels_and_raises_improves_on_the_uniform_start():
+    ev = evaluator(LEVELS)
+    c = cfr.CFRPlus(ev)
+    start = c.measure(average=False).nash_conv
+    for _ in range(6):
+        c.iterate()
+    nc = c.measure()
+    assert 0 <= nc.nash_conv < start / 3
+    bet, draw, hit = c.average()
+    np.testing.assert_allclose(bet.sum(-1), 1.0)
+    assert ((hit >= 0) & (hit <= 1)).all()
+    assert (bet[~c.bet_mask] == 0).all() and (draw[~c.draw_mask] == 0).all()
