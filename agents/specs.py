@@ -12,6 +12,7 @@ views' ``opponents``):
 | ``bold:T`` | punter: swaps every 4, top stake on a 7 or a figure, then ``threshold:T`` |
 | ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action) |
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
+| ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``python -m siete_env.cfr`` (``.npz``), either seat, sampling |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
 and has ``action_probs(observations (N, D), masks (N, A)) -> (N, A)``: the probability of
@@ -29,7 +30,7 @@ from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, Th
 
 SPEC_HELP = (
     "agent specs: random, threshold:T, banker:B, smart:B, bold:T (T, B totals such as 5.5), "
-    "ppo:PATH.zip, ppo:PATH.zip:sample"
+    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz"
 )
 _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
 
@@ -53,6 +54,12 @@ def check_spec(spec: str) -> str:
         return spec
     if kind in _THRESHOLDS:
         _parse_total(kind, arg, spec)
+        return spec
+    if kind == "cfr":
+        if not arg:
+            raise ValueError(f"bad agent spec {spec!r}: cfr: needs a solution file; {SPEC_HELP}")
+        if not Path(arg).is_file():
+            raise ValueError(f"bad agent spec {spec!r}: no solution file {arg}")
         return spec
     if kind == "ppo":
         path, mode = _ppo_parts(spec)
@@ -85,6 +92,10 @@ def make_agent(spec: Any, env, seed: int | None = None):
         return RandomAgent(env, seed)
     if kind in _THRESHOLDS:
         return _THRESHOLDS[kind](env, _parse_total(kind, arg, spec))
+    if kind == "cfr":
+        from siete_env.cfr import load
+
+        return load(arg).agent(env, seed)
     path, mode = _ppo_parts(spec)
     from .learned import PPOAgent
 

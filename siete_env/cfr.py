@@ -64,7 +64,7 @@ from .exact import (
 )
 from .cards import N_CARDS, SEVEN_HALF
 
-__all__ = ["CFRPlus", "Solution", "load", "solve"]
+__all__ = ["CFRPlus", "EquilibriumAgent", "Solution", "load", "solve"]
 
 
 @dataclass
@@ -102,6 +102,11 @@ class Solution:
             self.ev = evaluator(self.rules)
         return self.ev
 
+    def agent(self, env: Any = None, seed: int | None = None) -> EquilibriumAgent:
+        """An agent (``agent(obs_dict)`` samples; ``action_probs``) that plays the solution in
+        either seat of a heads-up table of these rules (``env``: checked if given)."""
+        return EquilibriumAgent(self, env, seed)
+
     def save(self, path: str | Path) -> None:
         np.savez_compressed(
             path,
@@ -113,6 +118,41 @@ class Solution:
             result=np.array(tuple(self.result), np.float64),
             history=np.array(self.history, np.float64).reshape(-1, 3),
         )
+
+
+class EquilibriumAgent:
+    """Plays a CFR+ solution: its banker table on the banker's turn, its punter table
+    otherwise; samples with its own generator."""
+
+    deterministic = False
+
+    def __init__(self, sol: Solution, env: Any = None, seed: int | None = None):
+        ev = sol._ev()
+        if env is not None:
+            raw = env.unwrapped
+            if raw.num_players != 2 or raw.rules != ev.rules:
+                raise ValueError(
+                    f"this equilibrium was solved for heads-up {sol.rules}; the table has "
+                    f"{raw.num_players} players and rules {raw.rules.model_dump(mode='json')}"
+                )
+        self.solution = sol
+        self.rng = np.random.default_rng(seed)
+        self._punter = self.punter_table_policy = TabularPunterPolicy(ev, sol.bet, sol.draw)
+        self._banker = self.banker_table_policy = TabularBankerPolicy(ev, sol.hit)  # read by siete_env.exact
+        self._me_banker = ev.layout.seat(0)  # the "is banker" flag of the observer's own seat
+
+    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        out = np.zeros(masks.shape)
+        bank = observations[:, self._me_banker] == 1.0
+        if bank.any():
+            out[bank] = self._banker.action_probs(observations[bank], masks[bank])
+        if (~bank).any():
+            out[~bank] = self._punter.action_probs(observations[~bank], masks[~bank])
+        return out
+
+    def __call__(self, obs: dict) -> int:
+        p = self.action_probs(np.asarray(obs["observation"])[None, :], np.asarray(obs["action_mask"])[None, :])[0]
+        return int(self.rng.choice(len(p), p=p / p.sum()))
 
 
 def load(path: str | Path) -> Solution:

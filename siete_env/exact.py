@@ -565,6 +565,7 @@ class ExactEvaluator:
 
     def punter_table(self, punter: Policy) -> tuple[np.ndarray, np.ndarray]:
         """The punter's action probabilities: ``bet (n_bet, A)`` and ``draw (n_states, L, 2, A)``."""
+        punter = getattr(punter, "punter_table_policy", punter)  # e.g. siete_env.cfr.EquilibriumAgent
         if isinstance(punter, TabularPunterPolicy) and punter.ev is self:  # a table of ours: no round trip
             return punter.bet_p, punter.draw_p
         obs, masks, bet_row, draw_row = self.punter_observations()
@@ -584,6 +585,7 @@ class ExactEvaluator:
         """``(n_vu * L, n_M)``: the banker's probability of hitting at every (V, M)."""
         if self.forced:  # hit_below_6: every banker plays the same forced moves
             return np.broadcast_to(self.forced_hit.astype(np.float64), (self.n_vu * self.L, self.n_M)).copy()
+        banker = getattr(banker, "banker_table_policy", banker)
         if isinstance(banker, TabularBankerPolicy) and banker.ev is self:  # a table of ours: no round trip
             return banker.hit.astype(np.float64)
         direct = _fast_banker_table(banker, self) if self.fast_baselines else None

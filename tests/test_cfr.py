@@ -152,3 +152,34 @@ def test_cfr_with_bet_levels_and_raises_improves_on_the_uniform_start():
     np.testing.assert_allclose(bet.sum(-1), 1.0)
     assert ((hit >= 0) & (hit <= 1)).all()
     assert (bet[~c.bet_mask] == 0).all() and (draw[~c.draw_mask] == 0).all()
+
+
+# --------------------------------------------------------------------------- CLI and agent spec
+def test_solve_cli_and_the_cfr_agent_spec(tmp_path, capsys):
+    import json
+
+    import evaluate
+    from agents.specs import check_spec
+    from agents.tournament import play_match
+
+    out = tmp_path / "eq.npz"
+    args = ["--solve", str(out), "--rules", "spanish", "--rule", "bet_levels=[1]", "--rule", "four_swap=off",
+            "--rule", "max_splits=0", "--iterations", "4", "--every", "2", "--json", str(tmp_path / "eq.json")]  # fmt: skip
+    assert evaluate.main(args) == 0
+    data = json.loads((tmp_path / "eq.json").read_text())
+    assert [h["iteration"] for h in data["history"]] == [2, 4] and data["nash_conv"] > 0
+    assert "NashConv" in capsys.readouterr().out
+    spec = f"cfr:{out}"
+    assert check_spec(spec) == spec
+    # the exact values of the saved solution, read through the spec
+    nc = nash_conv(agent(spec, SINGLE), agent(spec, SINGLE), evaluator(SINGLE))
+    assert abs(nc.nash_conv - data["nash_conv"]) < 1e-5
+    # it plays either seat at a table of its rules
+    res = play_match(spec, [spec], rules=SINGLE, num_players=2, hands=300, seed=1)
+    assert res.hands == 300
+    with pytest.raises(ValueError, match="no solution file"):
+        check_spec(f"cfr:{tmp_path / 'missing.npz'}")
+    with pytest.raises(ValueError, match="solved for heads-up"):
+        agent(spec, LEVELS)
+    assert evaluate.main(["--solve", str(out), "--rules", "spanish"]) == 2  # splits: not covered
+    assert "not covered" in capsys.readouterr().err
