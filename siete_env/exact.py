@@ -791,8 +791,8 @@ class ExactEvaluator:
             out[fixed] = X[FOUR][fixed]
         return out
 
-    def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 8192
-                    ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
+    def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 8192,
+                    scale_stakes: bool = True) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
         """Backward over the banker's card multisets for every stood (V, h).
 
         ``hit (nV, n_M)``: the banker policy's probability of hitting (or None);
@@ -810,6 +810,13 @@ class ExactEvaluator:
         stake_all = np.tile(self._stake_vec(), self.n_vu)
         # Without a banker policy only the hands the punter's policy reaches matter.
         rows = np.arange(nV) if hit is not None or Wf is None else np.flatnonzero(Wf.sum(1) > 0)
+        # Every payoff is proportional to the stake: where the banker plays the same at every
+        # stake of a V, its values at the other stakes are those of the lowest one, scaled.
+        scaled = np.zeros(self.n_vu, bool)
+        if hit is not None and Wf is None and self.L > 1 and scale_stakes:
+            h3 = hit.reshape(self.n_vu, self.L, self.n_M)
+            scaled = (h3 == h3[:, :1]).all((1, 2))
+            rows = np.flatnonzero(~np.repeat(scaled, self.L) | (np.arange(nV) % self.L == 0))
         for c0 in range(0, len(rows), chunk):
             sl = rows[c0 : c0 + chunk]
             vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
@@ -849,6 +856,10 @@ class ExactEvaluator:
                 G_pol[sl] = self._cont(ctx, vals_pol, None)
             if w is not None:
                 G_br[sl] = self._cont(ctx, vals_br, None)
+        if scaled.any():
+            G3 = G_pol.reshape(self.n_vu, self.L, N_RANKS)
+            st = self._stake_vec()
+            G3[scaled, 1:] = G3[scaled, :1] * (st[1:] / st[0])[None, :, None]
         shape = (self.n_vu, self.L, N_RANKS)
         return (
             G_pol.reshape(shape) if G_pol is not None else None,

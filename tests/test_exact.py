@@ -266,3 +266,24 @@ def test_direct_banker_tables_of_the_baselines_match_the_observation_path(monkey
             via_obs = ev.banker_table(a)
         for m_i, ok in enumerate(oks):  # impossible (V, M) pairs are never asked through observations
             np.testing.assert_array_equal(direct[ok, m_i], via_obs[ok, m_i], err_msg=spec)
+
+
+@pytest.mark.parametrize("rules", [LEVELS, SWAPS])
+def test_stake_scaling_shortcut_is_exact(rules):
+    """Where a banker plays the same at every stake its values scale with the stake: the
+    shortcut gives the same values as the full pass, for stake-free and mixed tables."""
+    from siete_env.exact import TabularBankerPolicy
+
+    ev = evaluator(rules)
+    rng = np.random.default_rng(0)
+    mixed = ev.banker_table(agent("smart:6", rules)).copy()
+    rows = rng.choice(ev.n_vu, ev.n_vu // 3, replace=False) * ev.L + 1  # these V play otherwise at stake 2
+    mixed[rows] = rng.random((len(rows), ev.n_M))
+    for hit in (ev.banker_table(agent("banker:6", rules)), mixed):
+        fast = ev.banker_pass(hit, None)[0]
+        slow = ev.banker_pass(hit, None, scale_stakes=False)[0]
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+    # and the values the public API gives for the mixed table are the full pass's
+    Wst, bust = ev.punter_forward(*ev.punter_table(agent("threshold:5.5", rules)))
+    want = float((Wst * slow).sum() + bust)
+    assert abs(expected_value(agent("threshold:5.5", rules), TabularBankerPolicy(ev, mixed), ev) - want) < 1e-12
