@@ -561,7 +561,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"training config YAML (default: {DEFAULT_CONFIG.relative_to(Path.cwd()) if DEFAULT_CONFIG.is_relative_to(Path.cwd()) else DEFAULT_CONFIG})",
     )
     ap.add_argument(
-        "--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config keys (dotted, YAML values)"
+        "--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+        help="override config keys (dotted, YAML values); repeatable: --set a=1 b=2 --set c=3"
     )
     ap.add_argument("--run-dir", help="run folder (default: runs/<name>-s<seed>)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")

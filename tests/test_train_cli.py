@@ -137,6 +137,9 @@ def test_cli_bad_value_exits_2_before_training(tmp_path):
     assert time.perf_counter() - t0 < 20
     r = _run("train.py", "--run-dir", tmp_path / "run", "--set", "punter.ppo.foo=1")
     assert r.returncode == 2 and "punter.ppo.foo: unknown key" in r.stderr
+    # repeated --set flags all apply (the first one here is the bad one)
+    r = _run("train.py", "--run-dir", tmp_path / "run", "--set", "generations=0", "--set", "seed=1")
+    assert r.returncode == 2 and "generations" in r.stderr
     r = _run("train.py", "--resume", tmp_path / "nothing-here")
     assert r.returncode == 2 and "not a run folder" in r.stderr
 
