@@ -12,7 +12,7 @@ views' ``opponents``):
 | ``bold:T`` | punter: swaps every 4, top stake on a 7 or a figure, then ``threshold:T`` |
 | ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action) |
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
-| ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``python -m siete_env.cfr`` (``.npz``), either seat, sampling |
+| ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
 and has ``action_probs(observations (N, D), masks (N, A)) -> (N, A)``: the probability of

@@ -295,10 +295,12 @@ class CFRPlus:
         self.bet = _matching(self.R_bet, self.bet_mask)
         self.draw = _matching(self.R_draw, self.draw_mask)
 
-    def _accumulate_punter(self, w: float) -> None:
-        _, _, breach, reach = self.ev.punter_forward(self.bet, self.draw, return_reach=True)
+    def _accumulate_punter(self, w: float) -> np.ndarray:
+        """Add the current punter strategy to the average; returns its stood reach ``Wst``."""
+        Wst, _, breach, reach = self.ev.punter_forward(self.bet, self.draw, return_reach=True)
         self.S_bet += w * breach[:, None] * self.bet
         self.S_draw += w * reach[..., None] * self.draw
+        return Wst
 
     # ------------------------------------------------------------------ banker
     def banker_pass(self, Wst: np.ndarray | None, update: bool) -> np.ndarray:
@@ -353,12 +355,16 @@ class CFRPlus:
         ev = self.ev
         x = np.zeros_like(self.hit)
         x[:, ev.single] = 1.0
+        vk = np.repeat(ev.vu_k, ev.L)
+        vn = np.repeat(ev.vu_U.sum(1), ev.L)
         for i in range(ev.n_M - 1, -1, -1):  # increasing total: parents first
             xi = x[:, i] * self.hit[:, i]
+            nxt = 1 + vk + vn + ev.M_n[i]  # the deck place of the next card
+            free = ~((nxt >= ev.fixed_at) & (nxt < ev.fixed_at + vk))  # else a swapped 4 comes
             for r in range(N_RANKS):
                 c = ev.M_child[i, r]
                 if c >= 0:
-                    x[:, c] += xi
+                    x[:, c] += xi if r == FOUR else xi * free
         return x
 
     def _accumulate_banker(self, w: float) -> None:
@@ -369,7 +375,8 @@ class CFRPlus:
     # ------------------------------------------------------------------ driver
     def iterate(self) -> None:
         """One CFR+ iteration: the punter's update against the current banker, then the
-        banker's against the updated punter (alternating); average weight ``t``."""
+        banker's against the updated punter (alternating); each strategy joins the average
+        with weight ``t`` (the banker's before its update: the one the punter just met)."""
         self.t += 1
         w = float(self.t)
         if self._G_forced is None or not self.ev.forced:
@@ -377,11 +384,10 @@ class CFRPlus:
             if self.ev.forced:  # the banker never changes: its values neither
                 self._G_forced = G
         self._update_punter(self._G_forced if self.ev.forced else G)
-        self._accumulate_punter(w)
+        Wst = self._accumulate_punter(w)
+        self._accumulate_banker(w)  # the banker strategy this punter was updated against
         if not self.ev.forced:
-            Wst, _ = self.ev.punter_forward(self.bet, self.draw)
             self.banker_pass(Wst, update=True)
-        self._accumulate_banker(w)
 
     def average(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The average strategy (where a state was never reached: the current one)."""

@@ -1034,8 +1034,9 @@ class TabularPunterPolicy(_Tabular):
                         if c is not None and stake in ev.levels:
                             ro = int(bool(m[raise_cols].any())) if raise_cols else 0
                             p = self.draw_p[c, ev.levels.index(stake), ro]
-            if p is not None and p.sum() > 0 and not (p * (m == 0)).any():
-                out[i] = p
+            legal = p * (m != 0) if p is not None else None
+            if legal is not None and legal.sum() > 0:
+                out[i] = legal / legal.sum()  # (a table of these rules never weighs an illegal action)
             else:
                 out[i] = self._fallback(m)
         return out
