@@ -61,6 +61,12 @@ class PPOConfig(_Strict):
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0)
     ent_coef: float = Field(0.01, ge=0)
+    learning_rate_final: float | None = Field(
+        None, gt=0, description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)"
+    )
+    ent_coef_final: float | None = Field(
+        None, ge=0, description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)"
+    )
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
@@ -72,6 +78,14 @@ class PPOConfig(_Strict):
         if not v or any(x < 1 for x in v):
             raise ValueError(f"net_arch is a list of positive layer widths, e.g. [128, 128], got {v}")
         return v
+
+    def at(self, generation: int, generations: int) -> tuple[float, float]:
+        """``(learning_rate, ent_coef)`` of a generation (1-based): linear from the
+        first generation's values to the ``*_final`` ones at the last."""
+        f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
+        lr = self.learning_rate if self.learning_rate_final is None else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
+        ent = self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
+        return lr, ent
 
 
 class RoleConfig(_Strict):
@@ -329,6 +343,8 @@ def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | 
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)
+            model.learning_rate, model.ent_coef = getattr(cfg, role).ppo.at(gen, cfg.generations)
+            model._setup_lr_schedule()
             t0, before = time.perf_counter(), model.num_timesteps
             model.learn(steps, callback=Count(), tb_log_name=role, reset_num_timesteps=False)
             seconds = time.perf_counter() - t0

@@ -29,7 +29,8 @@ TINY = {
     "n_envs": 2,
     "threads": 1,
     "punter": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}},
-    "banker": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}},
+    "banker": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16],
+                                      "ent_coef": 0.04, "ent_coef_final": 0.01, "learning_rate_final": 1e-4}},
     "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
     "evaluation": {
         "hands": 500,
@@ -180,6 +181,27 @@ def smoke(tmp_path_factory):
     assert rc.returncode == 0, rc.stderr[-3000:]
     return {"dir": d, "a": a, "b": b, "cfg": cfg, "out_a": out_a, "err_a": err_a, "first": first,
             "resume": rc, "seconds": time.perf_counter() - t0}  # fmt: skip
+
+
+def test_schedules_across_generations():
+    from train import PPOConfig
+
+    p = PPOConfig(learning_rate=3e-4, learning_rate_final=1e-4, ent_coef=0.05, ent_coef_final=0.01)
+    assert p.at(1, 5) == (3e-4, 0.05)
+    assert p.at(5, 5) == pytest.approx((1e-4, 0.01))
+    assert p.at(3, 5) == pytest.approx((2e-4, 0.03))
+    assert p.at(1, 1) == (3e-4, 0.05)
+    assert PPOConfig(ent_coef=0.02).at(4, 8) == (3e-4, 0.02)  # without *_final: constant
+
+
+def test_the_learners_apply_the_schedules(smoke):
+    """The resumed run's generation 2 is its last of 2: the banker learned with the final values."""
+    from sb3_contrib import MaskablePPO
+
+    m1 = MaskablePPO.load(smoke["a"] / "gen_001" / "banker.zip", device="cpu")
+    m2 = MaskablePPO.load(smoke["a"] / "gen_002" / "banker.zip", device="cpu")
+    assert m1.ent_coef == pytest.approx(0.04) and m1.learning_rate == pytest.approx(3e-4)
+    assert m2.ent_coef == pytest.approx(0.01) and m2.learning_rate == pytest.approx(1e-4)
 
 
 def test_smoke_run_writes_the_run_folder(smoke):
