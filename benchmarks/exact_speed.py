@@ -1,11 +1,12 @@
-"""Speed of the exact heads-up evaluator (``siete_env.exact``).
+"""Speed of the exact heads-up evaluator (``siete_env.exact``) and of CFR+ (``siete_env.cfr``).
 
 Prints, for each covered configuration, the time of a best response to a deterministic
-baseline (the punter's against ``banker:6``, the banker's against ``threshold:5.5``) and
-of the NashConv of a pair of network-shaped stochastic policies: numpy MLPs with random
-weights on the suit-folded observation (two hidden layers of 64, masked softmax), the
-shape of the policies ``train.py`` learns. Usage: ``python benchmarks/exact_speed.py
-[--quick]`` (``--quick``: the single-stake configuration only).
+baseline (the punter's against ``banker:6`` and ``smart:6``, the banker's against
+``threshold:5.5``), of the NashConv of a pair of networks, and of one CFR+ iteration. The
+networks are played exactly as trained ones are (``agents.learned.PPOAgent`` over an
+``MLPPolicy``, sampling): the shape ``train.py`` trains (suit-folded observation -> 128 ->
+128 -> actions, tanh), with random weights (seeded), so no training run is needed.
+Usage: ``python benchmarks/exact_speed.py [--quick]`` (``--quick``: single stake only).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import time
 
 import numpy as np
 
+from agents.learned import MLPPolicy, PPOAgent
 from agents.specs import make_agent
 from siete_env import raw_env
+from siete_env.cfr import CFRPlus
 from siete_env.exact import ExactEvaluator, best_response, nash_conv
-from siete_env.features import fold_suits, folded_size
+from siete_env.features import folded_size
 
 CONFIGS = {
     "single stake": {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0},
@@ -27,32 +30,13 @@ CONFIGS = {
 }
 
 
-class NumpyMLP:
-    """A torch-free stand-in for a trained policy network: suit-folded observation ->
-    64 -> 64 -> actions, tanh, masked softmax. Random weights (seeded)."""
-
-    deterministic = False
-
-    def __init__(self, env, seed: int = 0, hidden: int = 64):
-        raw = env.unwrapped
-        self.layout = raw.layout
-        rng = np.random.default_rng(seed)
-        sizes = [folded_size(self.layout), hidden, hidden, len(raw.action_names)]
-        self.weights = [
-            (rng.normal(0, 1 / np.sqrt(a), (a, b)).astype(np.float32), np.zeros(b, np.float32))
-            for a, b in zip(sizes[:-1], sizes[1:], strict=True)
-        ]
-
-    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        x = fold_suits(observations, self.layout)
-        for i, (w, b) in enumerate(self.weights):
-            x = x @ w + b
-            if i < len(self.weights) - 1:
-                x = np.tanh(x)
-        x = np.where(masks.astype(bool), x, -np.inf).astype(np.float64)
-        x -= x.max(axis=1, keepdims=True)
-        p = np.exp(x)
-        return p / p.sum(axis=1, keepdims=True)
+def network(env, seed: int, hidden: int = 128) -> PPOAgent:
+    """A policy network of the trained shape with random weights, played as ``ppo:...:sample``."""
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    sizes = [folded_size(raw.layout), hidden, hidden, len(raw.action_names)]
+    layers = [(rng.normal(0, 1 / np.sqrt(a), (b, a)), np.zeros(b)) for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+    return PPOAgent(env, MLPPolicy(layers, "Tanh"), greedy=False, seed=seed)
 
 
 def timed(fn, *args):
@@ -74,14 +58,16 @@ def main() -> None:
         print(
             f"   build: {t_build:.2f} s ({ev.n_states} punter card states, {ev.n_vu * ev.L} stood V x {ev.n_M} banker nodes)"
         )
-        banker, punter = make_agent("banker:6", env), make_agent("threshold:5.5", env)
-        br, t = timed(best_response, banker, "banker", ev)
-        print(f"   punter best response to banker:6      {t:7.2f} s   value {br.value:+.6f}")
-        br, t = timed(best_response, punter, "punter", ev)
+        for spec in ("banker:6", "smart:6"):
+            br, t = timed(best_response, make_agent(spec, env), "banker", ev)
+            print(f"   punter best response to {spec:<14}{t:7.2f} s   value {br.value:+.6f}")
+        br, t = timed(best_response, make_agent("threshold:5.5", env), "punter", ev)
         print(f"   banker best response to threshold:5.5 {t:7.2f} s   value {br.value:+.6f}")
-        p_net, b_net = NumpyMLP(env, seed=1), NumpyMLP(env, seed=2)
-        nc, t = timed(nash_conv, p_net, b_net, ev)
-        print(f"   NashConv of two random MLPs           {t:7.2f} s   {nc.nash_conv:.6f} (EV {nc.ev:+.6f})")
+        nc, t = timed(nash_conv, network(env, 1), network(env, 2), ev)
+        print(f"   NashConv of two 128x128 networks      {t:7.2f} s   {nc.nash_conv:.6f} (EV {nc.ev:+.6f})")
+        cfr, t_init = timed(CFRPlus, ev)
+        _, t = timed(cfr.iterate)
+        print(f"   one CFR+ iteration                    {t:7.2f} s")
 
 
 if __name__ == "__main__":
