@@ -65,9 +65,11 @@ by its reach times the probability of the banker's cards given ``h``.
 
 **Speed** (this 2-core machine, ``benchmarks/exact_speed.py``): single stake: punter's
 best response to ``banker:6`` 0.4 s, banker's to ``threshold:5.5`` 0.3 s, NashConv of
-two MLP policies (64x64, on folded observations) 2.5 s; bet levels 1-5 with raises:
-1.9 s / 0.4 s / 12.7 s; plus four-swap (the full ``spanish`` preset without splits):
-9-11 s / 1.3 s / 60 s. Most of the NashConv time is building the banker's ~20M
+two policy networks of the trained shape (128x128, folded observations) 2.5 s; bet levels
+1-5 with raises: 0.4 s / 0.4 s / 12.3 s; plus four-swap (the full ``spanish`` preset
+without splits): 2.0 s / 1.2 s / 58 s. A banker that plays the same at every stake (every
+heuristic) is evaluated at one stake and its values scaled (payoffs are proportional to
+the stake). Most of the NashConv time is building the banker's ~20M
 observations and running the policy on them. The heuristic baselines of
 ``agents.baselines`` get a vectorised ``action_probs`` here (``_fast_baseline``,
 ``_fast_banker_table``; checked against the agents' own), since theirs loop over rows.
