@@ -289,6 +289,18 @@ def _selected_text(cfg, report: dict[str, Any]) -> str:
     return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
 
 
+MILESTONES = (0.05, 0.01)  # NashConv targets, chips per hand (the first milestone, then the long run's)
+
+
+def milestones(nash_conv: float) -> str:
+    """How far a NashConv is from the targets, in words."""
+    parts = [
+        f"≤ {m}: met" if nash_conv <= m else f"≤ {m}: not met, {nash_conv - m:.4f} above ({nash_conv / m:.1f}x)"
+        for m in MILESTONES
+    ]
+    return "Targets (NashConv, chips per hand): " + "; ".join(parts) + "."
+
+
 def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
     tp = report["learn_steps_per_second"]
     e = cfg.evaluation
@@ -333,7 +345,9 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
     ]
     nc = report.get("nash_conv") or []
     if report.get("exact_note"):
-        lines += ["## Exploitability", "", report["exact_note"], ""]
+        lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
+                  "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
+                  "swaps); see the README, 'How far training is from equilibrium'.", ""]  # fmt: skip
     fnc = report.get("final_nash_conv")
     if fnc:
         lines += [
@@ -342,6 +356,8 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
             f"EV (punter) {fnc['ev']:+.4f}; the punter's best response to the final banker {fnc['punter_br']:+.4f}; "
             f"the banker's best response to the final punter {fnc['banker_br']:+.4f}; "
             f"**NashConv {fnc['nash_conv']:.4f}** chips per hand (exploitability {fnc['nash_conv'] / 2:.4f}).",
+            "",
+            milestones(fnc["nash_conv"]),
             "",
         ]
     if nc:

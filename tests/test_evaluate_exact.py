@@ -38,3 +38,13 @@ def test_exact_refuses_rules_it_does_not_cover():
     assert r.returncode == 2 and "heads-up" in r.stderr
     r = _run("--exact", "--punters", "threshold:5.5", "--bankers", "banker:6", "--rule", "max_splits")
     assert r.returncode == 2 and "option=value" in r.stderr
+
+
+def test_milestones_say_how_far_nash_conv_is_from_the_targets():
+    from evaluate import milestones
+
+    assert milestones(0.0413) == (
+        "Targets (NashConv, chips per hand): ≤ 0.05: met; ≤ 0.01: not met, 0.0313 above (4.1x)."
+    )
+    assert "≤ 0.05: not met, 1.7100 above (35.2x)" in milestones(1.76)
+    assert milestones(0.01).endswith("≤ 0.01: met.")
