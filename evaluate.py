@@ -562,7 +562,7 @@ def _solve(args) -> int:
     print(f"saved {args.solve}; play it with the agent spec cfr:{args.solve}")
     if args.json:
         write_json(args.json, {"rules": sol.rules, "iterations": sol.iterations, **r._asdict(),
-                               "history": [dict(zip(("iteration", "seconds", "nash_conv"), h)) for h in sol.history]})  # fmt: skip
+                               "history": [dict(zip(("iteration", "seconds", "nash_conv"), h, strict=True)) for h in sol.history]})  # fmt: skip
     return 0
 
 

@@ -62,10 +62,14 @@ class PPOConfig(_Strict):
     clip_range: float = Field(0.2, gt=0)
     ent_coef: float = Field(0.01, ge=0)
     learning_rate_final: float | None = Field(
-        None, gt=0, description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)"
+        None,
+        gt=0,
+        description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
     )
     ent_coef_final: float | None = Field(
-        None, ge=0, description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)"
+        None,
+        ge=0,
+        description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
     )
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
@@ -83,8 +87,14 @@ class PPOConfig(_Strict):
         """``(learning_rate, ent_coef)`` of a generation (1-based): linear from the
         first generation's values to the ``*_final`` ones at the last."""
         f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
-        lr = self.learning_rate if self.learning_rate_final is None else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
-        ent = self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
+        lr = (
+            self.learning_rate
+            if self.learning_rate_final is None
+            else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
+        )
+        ent = (
+            self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
+        )
         return lr, ent
 
 
@@ -577,8 +587,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"training config YAML (default: {DEFAULT_CONFIG.relative_to(Path.cwd()) if DEFAULT_CONFIG.is_relative_to(Path.cwd()) else DEFAULT_CONFIG})",
     )
     ap.add_argument(
-        "--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
-        help="override config keys (dotted, YAML values); repeatable: --set a=1 b=2 --set c=3"
+        "--set",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override config keys (dotted, YAML values); repeatable: --set a=1 b=2 --set c=3",
     )
     ap.add_argument("--run-dir", help="run folder (default: runs/<name>-s<seed>)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")

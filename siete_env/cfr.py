@@ -39,13 +39,19 @@ Usage::
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from .cards import N_CARDS, SEVEN_HALF
 from .exact import (
+    _HIT_DOWN,
+    _HIT_UP,
+    _STAND,
+    _SWAP,
     FOUR,
     MAX_SWAPS,
     N_RANKS,
@@ -55,14 +61,9 @@ from .exact import (
     TabularBankerPolicy,
     TabularPunterPolicy,
     _Chunk,
-    _HIT_DOWN,
-    _HIT_UP,
-    _STAND,
-    _SWAP,
     evaluator,
     nash_conv,
 )
-from .cards import N_CARDS, SEVEN_HALF
 
 __all__ = ["CFRPlus", "EquilibriumAgent", "Solution", "load", "solve"]
 
@@ -185,8 +186,10 @@ class CFRPlus:
     """CFR+ on the exact evaluator's states (see the module docstring)."""
 
     def __init__(self, rules: Any = None, chunk: int = 8192):
-        self.ev = ev = rules if isinstance(rules, ExactEvaluator) else evaluator(
-            rules if rules is not None else {"preset": "spanish", "max_splits": 0}
+        self.ev = ev = (
+            rules
+            if isinstance(rules, ExactEvaluator)
+            else evaluator(rules if rules is not None else {"preset": "spanish", "max_splits": 0})
         )
         self.chunk = chunk
         A, L = ev.A, ev.L
@@ -224,7 +227,7 @@ class CFRPlus:
         self._G_forced: np.ndarray | None = None
         # the swap transition: (k, h) -> probabilities over the BET states with k + 1
         self._swap_to: dict[int, list[tuple[int, float]]] = {}
-        for (k, h), i in self.bet_key.items():
+        for (k, _h), i in self.bet_key.items():
             if self.bet_mask[i, _SWAP]:
                 pool = ev._pool(k + 1, (0,) * N_RANKS)
                 n = sum(pool)
@@ -391,6 +394,7 @@ class CFRPlus:
 
     def average(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The average strategy (where a state was never reached: the current one)."""
+
         def norm(S: np.ndarray, cur: np.ndarray) -> np.ndarray:
             s = S.sum(-1, keepdims=True)
             return np.where(s > 0, S / np.where(s > 0, s, 1.0), cur)

@@ -992,7 +992,9 @@ def _as_probs(table: np.ndarray, A: int, shape: tuple[int, ...]) -> np.ndarray:
         return np.eye(A)[t]
     if t.shape == shape + (A,):
         return t.astype(np.float64)
-    raise ValueError(f"a policy table must have shape {shape} (actions) or {shape + (A,)} (probabilities), got {t.shape}")
+    raise ValueError(
+        f"a policy table must have shape {shape} (actions) or {shape + (A,)} (probabilities), got {t.shape}"
+    )
 
 
 class TabularPunterPolicy(_Tabular):
@@ -1006,7 +1008,9 @@ class TabularPunterPolicy(_Tabular):
         b0, b1 = ev.layers[0]
         self.bet_p = _as_probs(bet, ev.A, (b1 - b0,))
         self.draw_p = _as_probs(draw, ev.A, (ev.n_states, ev.L, 2))
-        self.deterministic = bool(((self.bet_p == 0) | (self.bet_p == 1)).all() and ((self.draw_p == 0) | (self.draw_p == 1)).all())
+        self.deterministic = bool(
+            ((self.bet_p == 0) | (self.bet_p == 1)).all() and ((self.draw_p == 0) | (self.draw_p == 1)).all()
+        )
         self._bet_key = {(int(ev.K[c]), int(ev.Hd[c])): c - b0 for c in range(b0, b1)}
         self._state = {(int(k), int(h), tuple(U)): c for c, (k, h, U) in enumerate(ev.states)}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from siete_env import raw_env
 
 
@@ -34,3 +36,27 @@ def finish_dead_steps(e):
 
 def legal(e):
     return set(e.legal_action_names())
+
+
+def simulate_heads_up(punter, banker, rules, n_hands, seed):
+    """The punter's chips per hand over ``n_hands`` heads-up hands (banker at seat 0),
+    both sides playing by ``action_probs``, sampled with one seeded generator."""
+    e = raw_env(2, rules)
+    out = np.empty(n_hands)
+    rng = np.random.default_rng(seed)
+    for i in range(n_hands):
+        e.reset(seed=int(rng.integers(1 << 30)) if i == 0 else None, options={"banker": 0})
+        total = 0.0
+        while e.agents:
+            a = e.agent_selection
+            obs, reward, term, trunc, _ = e.last()
+            if a == "player_1":
+                total += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            pol = banker if a == "player_0" else punter
+            p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
+            e.step(int(rng.choice(len(p), p=p / p.sum())))
+        out[i] = total
+    return out

@@ -21,6 +21,8 @@ from siete_env.exact import (
     nash_conv,
 )
 
+from .helpers import simulate_heads_up
+
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 FORCED = {**SINGLE, "banker_policy_rule": "hit_below_6"}
 LEVELS = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_splits": 0}
@@ -28,28 +30,6 @@ LEVELS = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_sp
 
 def agent(spec, rules, seed=None):
     return make_agent(spec, raw_env(2, rules), seed=seed)
-
-
-def _simulate(punter, banker, rules, n_hands, seed):
-    e = raw_env(2, rules)
-    rng = np.random.default_rng(seed)
-    out = np.empty(n_hands)
-    for i in range(n_hands):
-        e.reset(seed=seed if i == 0 else None, options={"banker": 0})
-        total = 0.0
-        while e.agents:
-            a = e.agent_selection
-            obs, reward, term, trunc, _ = e.last()
-            if a == "player_1":
-                total += reward
-            if term or trunc:
-                e.step(None)
-                continue
-            pol = banker if a == "player_0" else punter
-            p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
-            e.step(int(rng.choice(len(p), p=p / p.sum())))
-        out[i] = total
-    return out
 
 
 # --------------------------------------------------------------------------- the toy configuration
@@ -60,7 +40,7 @@ def test_forced_banker_value_matches_the_free_game_and_a_simulation():
     # every banker policy is overridden by the forced moves
     assert abs(expected_value(agent("threshold:5.5", FORCED), agent("random", FORCED), ev) + 0.1777828) < 1e-7
     br = best_response(agent("banker:6", FORCED), "banker", ev)
-    sim = _simulate(br.policy, agent("banker:6", FORCED), FORCED, 4000, seed=5)
+    sim = simulate_heads_up(br.policy, agent("banker:6", FORCED), FORCED, 4000, seed=5)
     assert abs(sim.mean() - br.value) < 1.96 * sim.std() / np.sqrt(len(sim))
 
 
@@ -153,6 +133,7 @@ def test_cfr_with_the_four_swap_improves_on_the_uniform_start():
     x = c.banker_reach()
     assert (x >= 0).all() and (x[:, ev.single] == 1).all()
 
+
 def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_path):
     ev = evaluator(SINGLE)
     sol = cfr.solve(ev, iterations=24, every=8)
@@ -168,7 +149,7 @@ def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_pa
     best_pair = nash_conv(agent("threshold:5", SINGLE), agent("banker:5", SINGLE), ev).nash_conv
     assert abs(best_pair - 0.0245) < 5e-4 and sol.nash_conv < best_pair / 2
     # the stochastic tables, read back from real observations, play their exact value
-    sim = _simulate(sol.punter, sol.banker, SINGLE, 4000, seed=11)
+    sim = simulate_heads_up(sol.punter, sol.banker, SINGLE, 4000, seed=11)
     assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim))
     # the tables read back from observations by a fresh evaluator (no shortcut) are the tables
     fresh = cfr.ExactEvaluator(SINGLE)

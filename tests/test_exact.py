@@ -19,6 +19,8 @@ from siete_env.exact import (
 )
 from siete_env.features import fold_suits
 
+from .helpers import simulate_heads_up
+
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "bet_levels": [1, 2, 3], "four_swap": "off", "max_splits": 0}
 SWAPS = {"preset": "spanish", "bet_levels": [1, 2], "max_splits": 0}
@@ -119,28 +121,6 @@ def test_constructed_observations_equal_the_encoders(rules):
     assert min(checked.values()) > 0, checked
 
 
-def _simulate(punter, banker, rules, n_hands, seed):
-    e = raw_env(2, rules)
-    out = np.empty(n_hands)
-    rng = np.random.default_rng(seed)
-    for i in range(n_hands):
-        e.reset(seed=int(rng.integers(1 << 30)) if i == 0 else None, options={"banker": 0})
-        total = 0.0
-        while e.agents:
-            a = e.agent_selection
-            obs, reward, term, trunc, _ = e.last()
-            if a == "player_1":
-                total += reward
-            if term or trunc:
-                e.step(None)
-                continue
-            pol = banker if a == "player_0" else punter
-            p = pol.action_probs(obs["observation"][None, :], obs["action_mask"][None, :])[0]
-            e.step(int(rng.choice(len(p), p=p / p.sum())))
-        out[i] = total
-    return out
-
-
 @pytest.mark.parametrize(
     ("rules", "p_spec", "b_spec"),
     [
@@ -152,7 +132,7 @@ def _simulate(punter, banker, rules, n_hands, seed):
 def test_exact_value_within_the_confidence_interval_of_a_simulation(rules, p_spec, b_spec):
     p, b = agent(p_spec, rules), agent(b_spec, rules)
     exact = expected_value(p, b, evaluator(rules))
-    sim = _simulate(p, b, rules, 5000, seed=7)
+    sim = simulate_heads_up(p, b, rules, 5000, seed=7)
     half = 1.96 * sim.std() / np.sqrt(len(sim))
     assert abs(sim.mean() - exact) < half, (exact, sim.mean(), half)
 
@@ -199,10 +179,10 @@ def test_best_response_policies_play_through_the_env():
     ev = evaluator(SINGLE)
     banker = agent("banker:6", SINGLE)
     br = best_response(banker, against="banker", rules=ev)
-    sim = _simulate(br.policy, banker, SINGLE, 4000, seed=3)
+    sim = simulate_heads_up(br.policy, banker, SINGLE, 4000, seed=3)
     assert abs(sim.mean() - br.value) < 1.96 * sim.std() / np.sqrt(len(sim))
     bbr = best_response(agent("random", SINGLE), against="punter", rules=ev)
-    sim = _simulate(agent("random", SINGLE), bbr.policy, SINGLE, 4000, seed=4)
+    sim = simulate_heads_up(agent("random", SINGLE), bbr.policy, SINGLE, 4000, seed=4)
     assert abs(-sim.mean() - bbr.value) < 1.96 * sim.std() / np.sqrt(len(sim))
 
 

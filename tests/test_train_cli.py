@@ -29,8 +29,18 @@ TINY = {
     "n_envs": 2,
     "threads": 1,
     "punter": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}},
-    "banker": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16],
-                                      "ent_coef": 0.04, "ent_coef_final": 0.01, "learning_rate_final": 1e-4}},
+    "banker": {
+        "steps": 2048,
+        "ppo": {
+            "n_steps": 256,
+            "batch_size": 256,
+            "n_epochs": 1,
+            "net_arch": [16],
+            "ent_coef": 0.04,
+            "ent_coef_final": 0.01,
+            "learning_rate_final": 1e-4,
+        },
+    },
     "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
     "evaluation": {
         "hands": 500,
