@@ -33,7 +33,14 @@ Usage::
                      "max_splits": 0}, iterations=200)
     sol.nash_conv            # exact NashConv of the average strategy, chips per hand
     sol.punter, sol.banker   # table policies (action_probs / __call__) for evaluate / play
+    sol.agent(env)           # plays either seat (samples); agent spec "cfr:eq.npz"
     sol.save("eq.npz"); cfr.load("eq.npz")
+
+or ``python evaluate.py --solve eq.npz --iterations 200 --rule bet_levels=[1] --rule
+four_swap=off --rule max_splits=0``. Measured here: single stake, 200 iterations (3.4 min),
+NashConv 0.00026; stakes 1-5 with raises, 200 iterations (16 min), 0.0050. With
+``banker_policy_rule: hit_below_6`` the banker has no decision and CFR+ solves the
+punter's side only.
 """
 
 from __future__ import annotations
