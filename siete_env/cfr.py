@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import N_CARDS, SEVEN_HALF
+from .cards import N_CARDS
 from .exact import (
     _HIT_DOWN,
     _HIT_UP,
@@ -62,12 +62,10 @@ from .exact import (
     FOUR,
     MAX_SWAPS,
     N_RANKS,
-    VAL,
     ExactEvaluator,
     NashConv,
     TabularBankerPolicy,
     TabularPunterPolicy,
-    _Chunk,
     evaluator,
     nash_conv,
 )
@@ -145,17 +143,18 @@ class EquilibriumAgent:
                 )
         self.solution = sol
         self.rng = np.random.default_rng(seed)
-        self._punter = self.punter_table_policy = TabularPunterPolicy(ev, sol.bet, sol.draw)
-        self._banker = self.banker_table_policy = TabularBankerPolicy(ev, sol.hit)  # read by siete_env.exact
+        # the tables, read directly by siete_env.exact
+        self.punter_table_policy = TabularPunterPolicy(ev, sol.bet, sol.draw)
+        self.banker_table_policy = TabularBankerPolicy(ev, sol.hit)
         self._me_banker = ev.layout.seat(0)  # the "is banker" flag of the observer's own seat
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         out = np.zeros(masks.shape)
         bank = observations[:, self._me_banker] == 1.0
         if bank.any():
-            out[bank] = self._banker.action_probs(observations[bank], masks[bank])
+            out[bank] = self.banker_table_policy.action_probs(observations[bank], masks[bank])
         if (~bank).any():
-            out[~bank] = self._punter.action_probs(observations[~bank], masks[~bank])
+            out[~bank] = self.punter_table_policy.action_probs(observations[~bank], masks[~bank])
         return out
 
     def __call__(self, obs: dict) -> int:
@@ -247,31 +246,10 @@ class CFRPlus:
         ``Q_bet (n_bet, A)``, ``Q_draw (n_states, L, 2, A)`` and the punter's value."""
         ev = self.ev
         L, A = ev.L, ev.A
-        st = ev._stake_vec()
-        after = ev._after_hit_flag()
         val = np.zeros((ev.n_states, L, 2))
         Q = np.zeros((ev.n_states, L, 2, A))
         for a, b in reversed(ev.layers):
-            n = b - a
-            hd = ev.Hd[a:b]
-            qs = [G[ev.stand_vu[a:b], :, hd]]
-            for kinds, idx, up in ((ev.up_kind, ev.up_idx, True), (ev.dn_kind, ev.dn_idx, False)):
-                q = np.zeros((n, L))
-                for r in range(N_RANKS):
-                    p = ev.p[a:b, r]
-                    kd = kinds[a:b, r]
-                    v = np.zeros((n, L))
-                    sel = kd == 1
-                    if sel.any():
-                        v[sel] = val[idx[a:b, r][sel][:, None], np.arange(L)[None, :], after[None, :]]
-                    sel = kd == 2
-                    if sel.any():
-                        h2 = hd[sel] if up else np.full(int(sel.sum()), r)
-                        v[sel] = G[idx[a:b, r][sel], :, h2]
-                    v[kd == 3] = -st[None, :]
-                    q += p[:, None] * v
-                qs.append(q)
-            Q3 = np.stack(qs, -1)  # (n, L, 3)
+            Q3 = ev.draw_values(a, b, val, G)  # (n, L, 3)
             Q[a:b, :, :, _STAND] = Q3[:, :, None, 0]
             Q[a:b, :, :, _HIT_UP] = Q3[:, :, None, 1]
             Q[a:b, :, :, _HIT_DOWN] = Q3[:, :, None, 2]
@@ -321,33 +299,18 @@ class CFRPlus:
         nV = ev.n_vu * ev.L
         G = np.zeros((nV, N_RANKS))
         Wf = Wst.reshape(nV, N_RANKS) if Wst is not None else None
-        vk_all = np.repeat(ev.vu_k, ev.L)
-        vU_all = np.repeat(ev.vu_U, ev.L, axis=0)
-        stake_all = np.tile(ev._stake_vec(), ev.n_vu)
         for c0 in range(0, nV, self.chunk):
             sl = slice(c0, min(c0 + self.chunk, nV))
-            vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
-            n = len(vk)
-            vn = vU.sum(1)
-            A = 4 - vU
-            A[:, FOUR] -= vk
-            P = (vU @ VAL)[:, None] + VAL[None, :]
-            win = stake[:, None] * np.where(P == SEVEN_HALF, ev.pays, 1)
-            lose75 = -stake[:, None] * np.where(P == SEVEN_HALF, ev.both75, ev.b75)
-            ctx = _Chunk(n, vk, vn, A, 39 - vn - vk, win, lose75)
+            ctx = ev.chunk_context(sl)
             vals: dict[int, np.ndarray] = {}
             w = Wf[sl] if update else None
             for m_i in range(ev.n_M):
-                stand = np.where(P > int(ev.M_tot[m_i]), win, -stake[:, None])
+                stand = ev.stand_values(ctx, m_i)
                 cp = ev._cont(ctx, vals, m_i)
                 s = self.hit[sl, m_i]
                 vals[m_i] = s[:, None] * cp + (1 - s[:, None]) * stand
                 if w is not None:
-                    m = ev.M[m_i]
-                    fd = ev._fixed_drawn(vk, vn, int(ev.M_n[m_i]))
-                    Cex = A - m[None, :]
-                    Cex[:, FOUR] += fd
-                    post = w * np.clip(Cex, 0, None) / np.maximum(A, 1)
+                    post = ev.posterior(ctx, w, m_i)
                     u_hit = -(post * cp).sum(1)  # the banker's chips
                     u_st = -(post * stand).sum(1)
                     u = s * u_hit + (1 - s) * u_st

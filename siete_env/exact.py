@@ -196,6 +196,8 @@ class _Chunk(NamedTuple):
     den0: np.ndarray  # unseen cards, the hidden one removed
     win: np.ndarray  # (n, 10) punter's chips when it wins, by hidden rank
     lose75: np.ndarray  # (n, 10) punter's chips against a banker's 7½
+    P: np.ndarray  # (n, 10) punter's total (half points), by hidden rank
+    stake: np.ndarray  # (n,)
 
 
 class ExactEvaluator:
@@ -696,36 +698,40 @@ class ExactEvaluator:
         """Raise flag of the draw decision after a hit, by stake level."""
         return np.array([1 if (self.can_raise and si < self.L - 1) else 0 for si in range(self.L)])
 
+    def draw_values(self, a: int, b: int, val: np.ndarray, G: np.ndarray) -> np.ndarray:
+        """``(b - a, L, 3)``: the punter's values of STAND, HIT_UP and HIT_DOWN at the card
+        states ``a:b`` (one layer), given the values ``val (n_states, L, 2)`` of the later
+        layers' decisions and the stood values ``G (n_vu, L, 10)``."""
+        n, L = b - a, self.L
+        st = self._stake_vec()
+        after = self._after_hit_flag()
+        hd = self.Hd[a:b]
+        qs = [G[self.stand_vu[a:b], :, hd]]
+        for kinds, idx, up in ((self.up_kind, self.up_idx, True), (self.dn_kind, self.dn_idx, False)):
+            q = np.zeros((n, L))
+            for r in range(N_RANKS):
+                kd = kinds[a:b, r]
+                v = np.zeros((n, L))
+                sel = kd == 1
+                if sel.any():
+                    v[sel] = val[idx[a:b, r][sel][:, None], np.arange(L)[None, :], after[None, :]]
+                sel = kd == 2
+                if sel.any():
+                    h2 = hd[sel] if up else np.full(int(sel.sum()), r)
+                    v[sel] = G[idx[a:b, r][sel], :, h2]
+                v[kd == 3] = -st[None, :]
+                q += self.p[a:b, r][:, None] * v
+            qs.append(q)
+        return np.stack(qs, -1)
+
     def punter_best(self, G: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """The punter's best response to a banker whose stood values are ``G (n_vu, L, 10)``
         (punter's chips). Returns its value and actions: ``bet (n_bet,)``, ``draw (n_states, L, 2)``."""
-        st = self._stake_vec()
-        after = self._after_hit_flag()
         val = np.zeros((self.n_states, self.L, 2))
         act = np.zeros((self.n_states, self.L, 2), np.int64)
         for a, b in reversed(self.layers):
             n = b - a
-            hd = self.Hd[a:b]
-            q_stand = G[self.stand_vu[a:b], :, hd]  # (n, L)
-            qs = [q_stand]
-            for kinds, idx, up in ((self.up_kind, self.up_idx, True), (self.dn_kind, self.dn_idx, False)):
-                q = np.zeros((n, self.L))
-                for r in range(N_RANKS):
-                    p = self.p[a:b, r]
-                    kd = kinds[a:b, r]
-                    v = np.zeros((n, self.L))
-                    sel = kd == 1
-                    if sel.any():
-                        v[sel] = val[idx[a:b, r][sel][:, None], np.arange(self.L)[None, :], after[None, :]]
-                    sel = kd == 2
-                    if sel.any():
-                        h2 = hd[sel] if up else np.full(int(sel.sum()), r)
-                        v[sel] = G[idx[a:b, r][sel], :, h2]
-                    sel = kd == 3
-                    v[sel] = -st[None, :]
-                    q += p[:, None] * v
-                qs.append(q)
-            Q = np.stack(qs, -1)  # (n, L, 3): STAND, HIT_UP, HIT_DOWN
+            Q = self.draw_values(a, b, val, G)  # (n, L, 3): STAND, HIT_UP, HIT_DOWN
             best = Q.argmax(-1)
             val[a:b, :, 0] = Q.max(-1)
             act[a:b, :, 0] = np.array([_STAND, _HIT_UP, _HIT_DOWN])[best]
@@ -793,6 +799,32 @@ class ExactEvaluator:
             out[fixed] = X[FOUR][fixed]
         return out
 
+    def chunk_context(self, rows: np.ndarray | slice) -> _Chunk:
+        """The per-V arrays of the banker pass for the V rows ``rows`` (of ``n_vu * L``)."""
+        vk = np.repeat(self.vu_k, self.L)[rows]
+        vU = np.repeat(self.vu_U, self.L, axis=0)[rows]
+        stake = np.tile(self._stake_vec(), self.n_vu)[rows]
+        vn = vU.sum(1)
+        A = 4 - vU
+        A[:, FOUR] -= vk
+        P = (vU @ VAL)[:, None] + VAL[None, :]  # punter total for each hidden rank
+        win = stake[:, None] * np.where(P == SEVEN_HALF, self.pays, 1)
+        lose75 = -stake[:, None] * np.where(P == SEVEN_HALF, self.both75, self.b75)
+        return _Chunk(len(vk), vk, vn, A, 39 - vn - vk, win, lose75, P, stake)
+
+    def stand_values(self, ctx: _Chunk, m_i: int) -> np.ndarray:
+        """The punter's chips, per (V, h) of a chunk, when the banker stands on node ``m_i``."""
+        return np.where(ctx.P > int(self.M_tot[m_i]), ctx.win, -ctx.stake[:, None])
+
+    def posterior(self, ctx: _Chunk, w: np.ndarray, m_i: int) -> np.ndarray:
+        """The banker's unnormalised posterior of the hidden rank ``h`` at node ``m_i``, per
+        V of a chunk: the punter's reach ``w (n, 10)`` times the chance of the banker's
+        cards given ``h`` (up to a factor of (V, M) alone)."""
+        fd = self._fixed_drawn(ctx.vk, ctx.vn, int(self.M_n[m_i]))
+        Cex = ctx.A - self.M[m_i][None, :]
+        Cex[:, FOUR] += fd
+        return w * np.clip(Cex, 0, None) / np.maximum(ctx.A, 1)
+
     def banker_pass(self, hit: np.ndarray | None, Wst: np.ndarray | None, chunk: int = 8192,
                     scale_stakes: bool = True) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
         """Backward over the banker's card multisets for every stood (V, h).
@@ -807,9 +839,6 @@ class ExactEvaluator:
         G_br = np.zeros((nV, N_RANKS)) if Wst is not None else None
         br_hit = np.zeros((nV, self.n_M), bool) if Wst is not None else None
         Wf = Wst.reshape(nV, N_RANKS) if Wst is not None else None
-        vk_all = np.repeat(self.vu_k, self.L)
-        vU_all = np.repeat(self.vu_U, self.L, axis=0)
-        stake_all = np.tile(self._stake_vec(), self.n_vu)
         # Without a banker policy only the hands the punter's policy reaches matter.
         rows = np.arange(nV) if hit is not None or Wf is None else np.flatnonzero(Wf.sum(1) > 0)
         # Every payoff is proportional to the stake: where the banker plays the same at every
@@ -821,37 +850,23 @@ class ExactEvaluator:
             rows = np.flatnonzero(~np.repeat(scaled, self.L) | (np.arange(nV) % self.L == 0))
         for c0 in range(0, len(rows), chunk):
             sl = rows[c0 : c0 + chunk]
-            vk, vU, stake = vk_all[sl], vU_all[sl], stake_all[sl]
-            n = len(vk)
-            vn = vU.sum(1)
-            A = vU.copy() * -1 + 4
-            A[:, FOUR] -= vk
-            P = (vU @ VAL)[:, None] + VAL[None, :]  # punter total for each hidden rank
-            win = stake[:, None] * np.where(P == SEVEN_HALF, self.pays, 1)
-            lose75 = -stake[:, None] * np.where(P == SEVEN_HALF, self.both75, self.b75)
-            den0 = 39 - vn - vk
+            ctx = self.chunk_context(sl)
             vals_pol: dict[int, np.ndarray] = {}
             vals_br: dict[int, np.ndarray] = {}
             w = Wf[sl] if Wf is not None else None
-            ctx = _Chunk(n, vk, vn, A, den0, win, lose75)
-
             for m_i in range(self.n_M):
-                B = int(self.M_tot[m_i])
-                stand = np.where(P > B, win, -stake[:, None])
+                stand = self.stand_values(ctx, m_i)
                 if hit is not None:
                     cp = self._cont(ctx, vals_pol, m_i)
                     s = hit[sl, m_i][:, None]
                     vals_pol[m_i] = s * cp + (1 - s) * stand
                 if w is not None:
                     cb = self._cont(ctx, vals_br, m_i)
-                    m = self.M[m_i]
-                    fd = self._fixed_drawn(vk, vn, int(self.M_n[m_i]))
-                    Cex = A - m[None, :]
-                    Cex[:, FOUR] += fd
-                    post = w * np.clip(Cex, 0, None) / np.maximum(A, 1)  # posterior of h (unnormalised)
-                    h_hit = (post * cb).sum(1) < (post * stand).sum(1)
                     if self.forced:
-                        h_hit = np.full(n, bool(self.forced_hit[m_i]))
+                        h_hit = np.full(ctx.n, bool(self.forced_hit[m_i]))
+                    else:
+                        post = self.posterior(ctx, w, m_i)
+                        h_hit = (post * cb).sum(1) < (post * stand).sum(1)
                     br_hit[sl, m_i] = h_hit
                     vals_br[m_i] = np.where(h_hit[:, None], cb, stand)
             if hit is not None:
