@@ -127,13 +127,22 @@ def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str
 
 
 # --------------------------------------------------------------------------- a training run's report
+def final_specs(run_dir: Path, state: dict[str, Any]) -> tuple[str, str]:
+    """The agent specs of a run's final punter and banker: its mixture of snapshots
+    (``evaluation.select: mixture``; one table file plays both seats) or its two models."""
+    if state.get("final") and (run_dir / "final.npz").is_file():
+        spec = f"table:{run_dir / 'final.npz'}"
+        return spec, spec
+    return f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
+
+
 def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float | None = None) -> dict[str, Any]:
     """The final report of a training run: the round robin of the learned policies and
     the baselines, worst cases, training throughput, learning curves, strategy maps."""
     e = cfg.evaluation
     t0 = time.perf_counter()
-    lp, lb = f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
-    names = {lp: "learned punter", lb: "learned banker"}
+    lp, lb = final_specs(run_dir, state)
+    names = {lp: "learned punter", lb: "learned banker"} if lp != lb else {lp: "learned mixture"}
     punters, bankers = [*e.punters, lp], [*e.bankers, lb]
     n_pairs = len(punters) * len(bankers)
     print(f"evaluating: {n_pairs} pairings x {e.hands:,} hands ({e.workers} workers)")
@@ -165,6 +174,7 @@ def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float |
         "nash_conv": state.get("nash_conv", []),
         "exact_note": state.get("exact_note"),
         "selected": state.get("selected"),
+        "final": state.get("final"),
         "final_nash_conv": final_nc,
     }
     plots = _plots(cfg, run_dir, t, state, names)
@@ -216,7 +226,7 @@ def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict
         out.append("learning_curves.png")
     plots.plot_tournament(_matrix(t, names), str(run_dir / "tournament.png"))
     out.append("tournament.png")
-    lp, lb = f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
+    lp, lb = final_specs(run_dir, state)
     plan = [  # each punter against the learned banker / banker:6, each banker against the learned punter / threshold
         ("learned punter", lb, lp, "punter"),
         ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
@@ -278,6 +288,23 @@ def _final_nash_conv(cfg, punter: str, banker: str) -> dict[str, float] | None:
 
 def _selected_text(cfg, report: dict[str, Any]) -> str:
     sel = report.get("selected") or {}
+    fin = report.get("final")
+    if fin:
+
+        def members(role: str) -> str:
+            w = sorted(fin["weights"][role].items(), key=lambda kv: -kv[1])
+            return ", ".join(f"{k.split('/')[0]} {v:.2f}" for k, v in w if v >= 0.005)
+
+        return (
+            "- Final policies: **the least exploitable mixture of the snapshots** (`final.npz`, agent spec "
+            "`table:final.npz`; siete_env.mixture: each hand plays one member, drawn by weight, realised as the "
+            "equivalent table policy). Weights — punter: "
+            + members("punter")
+            + "; banker: "
+            + members("banker")
+            + f". `punter.zip` / `banker.zip` hold the heaviest members (generations {sel.get('punter')} / "
+            f"{sel.get('banker')})."
+        )
     if not sel:
         return ""
     how = (

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.specs import check_spec
 from evaluate import write_json, yaml_value
@@ -116,11 +116,13 @@ class OpponentsConfig(_Strict):
     )
     baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
-    weighting: Literal["uniform", "prioritized"] = Field(
+    weighting: Literal["uniform", "prioritized", "nash"] = Field(
         "prioritized",
-        description="how the baselines share their hands: uniformly, or prioritized fictitious self-play "
-        "(weights exp(-result/temperature) from the last generation's evaluation: the opponents the "
-        "learner does worst against are met most)",
+        description="how the pool shares its hands: uniformly; prioritized fictitious self-play (the "
+        "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
+        "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
+        "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
+        "heads-up rules the exact evaluator covers)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
 
@@ -145,11 +147,14 @@ class EvaluationConfig(_Strict):
     map_hands: int = Field(50_000, ge=100, description="hands recorded for each strategy map of the report")
     seed: int = Field(2026, ge=0)
     exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
-    select: Literal["last", "best_worst"] = Field(
+    select: Literal["last", "best_worst", "mixture"] = Field(
         "best_worst",
         description="which snapshot becomes the final policy of each role: the last one, or the one whose "
-        "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best",
+        "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
+        "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
+        "(siete_env.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
     )
+    mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
 
     @field_validator("punters", "bankers")
     @classmethod
@@ -187,6 +192,31 @@ class TrainConfig(_Strict):
         resolve_rules(v)  # a clear ValueError for an unknown preset or option
         return v
 
+    @model_validator(mode="after")
+    def _exact_needed(self) -> TrainConfig:
+        wants = []
+        if self.opponents.weighting == "nash":
+            wants.append("opponents.weighting: nash")
+        if self.evaluation.select == "mixture":
+            wants.append("evaluation.select: mixture")
+        if not wants:
+            return self
+        from siete_env import exact
+
+        need = " and ".join(wants) + (" need" if len(wants) > 1 else " needs")
+
+        if self.num_players != 2:
+            raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
+        if self.opponents.weighting == "nash" and not self.parallel:
+            raise ValueError("opponents.weighting: nash needs parallel: true (both learners meet the same snapshots)")
+        if not self.evaluation.exact:
+            raise ValueError(f"{need} evaluation.exact: true")
+        try:
+            exact.check_rules(self.rules)
+        except ValueError as err:
+            raise ValueError(f"{need} rules the exact evaluator covers: {err}") from None
+        return self
+
 
 def _format_errors(e: ValidationError) -> str:
     lines = []
@@ -195,7 +225,8 @@ def _format_errors(e: ValidationError) -> str:
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        lines.append(f"  {loc}: {msg} (got {err.get('input')!r})")
+        got = "" if not err["loc"] else f" (got {err.get('input')!r})"  # top level: the message says it
+        lines.append(f"  {loc}: {msg}{got}")
     return "\n".join(lines)
 
 
@@ -237,12 +268,20 @@ def opponent_pool(
     o: OpponentsConfig,
     results: dict[str, float] | None = None,
     baseline_share: float = 0.5,
+    snapshot_weights: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Opponent weights for one learner's generation: ``baseline_share`` over the
     baselines (uniform, or prioritized by the learner's last ``results`` against them:
-    ``exp(-result / temperature)``), the rest uniformly over the other learner's snapshots
-    (the newest ``snapshots`` of them, or all)."""
+    ``exp(-result / temperature)``), the rest over the other learner's snapshots (the
+    newest ``snapshots`` of them, or all): uniformly, or in proportion to
+    ``snapshot_weights`` (one per snapshot; ``weighting: nash``)."""
     snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
+    sw = np.ones(len(snaps))
+    if snapshot_weights is not None:
+        if len(snapshot_weights) != len(snapshots):
+            raise ValueError(f"{len(snapshot_weights)} snapshot weights for {len(snapshots)} snapshots")
+        sw = np.asarray(snapshot_weights, np.float64)[len(snapshots) - len(snaps) :]
+        sw = sw / sw.sum() * len(sw) if sw.sum() > 0 else np.ones(len(snaps))
     weights = np.ones(len(baselines))
     if o.weighting == "prioritized" and results and all(b in results for b in baselines):
         v = np.array([results[b] for b in baselines])
@@ -252,8 +291,8 @@ def opponent_pool(
     if not baselines:
         share = 0.0
     pool = {b: float(share * w) for b, w in zip(baselines, weights, strict=True)}
-    for snap in snaps:
-        pool[snap] = pool.get(snap, 0.0) + (1 - share) / len(snaps)
+    for snap, w in zip(snaps, sw, strict=True):
+        pool[snap] = pool.get(snap, 0.0) + float((1 - share) * w / len(snaps))
     return {k: v for k, v in pool.items() if v > 0}
 
 
@@ -411,11 +450,13 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
     bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state["generation"], unit="step",
                dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
+    pop = _population(cfg, run_dir, state)
     try:
         for gen in range(state["generation"] + 1, cfg.generations + 1):
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
             last = state.get("last_results", {})
             pools = {}
+            meta = pop.restricted_nash() if (pop is not None and o.weighting == "nash" and pop.punters) else None
             order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
             for group in order:
                 for role in group:
@@ -424,7 +465,10 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                     other = "banker" if role == "punter" else "punter"
                     baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                     snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
-                    pools[role] = opponent_pool(baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share)
+                    sw = None if meta is None else meta[0 if other == "punter" else 1]
+                    pools[role] = opponent_pool(
+                        baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw
+                    )
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
                 if len(pools) == len(ROLES):  # every pool of the generation is known now
@@ -433,7 +477,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                     )
                 _wait(group, conns, counters, bar, state, procs)
                 state["learn_wall_seconds"] = state.get("learn_wall_seconds", 0.0) + time.perf_counter() - t0
-            _generation_report(cfg, run_dir, state, gen)
+            _generation_report(cfg, run_dir, state, gen, pop)
             state["generation"] = gen
             write_json(state_path, state)
     finally:
@@ -447,12 +491,44 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
             if procs[role].is_alive():
                 procs[role].terminate()
     state["selected"] = {}
+    state.pop("final", None)
+    if cfg.evaluation.select == "mixture":
+        _final_mixture(cfg, run_dir, state, pop)
     for role in ROLES:
         g = select_generation(cfg, state, role)
         state["selected"][role] = g
         shutil.copyfile(run_dir / state[f"{role}_snapshots"][g - 1], run_dir / f"{role}.zip")
     write_json(state_path, state)
     return state
+
+
+def _population(cfg: TrainConfig, run_dir: Path, state: dict[str, Any]):
+    """The snapshots as a ``siete_env.mixture.Population`` (exact values of every pairing),
+    when the config mixes them (``weighting: nash`` or ``select: mixture``); on a resume the
+    snapshots already there join first."""
+    if cfg.opponents.weighting != "nash" and cfg.evaluation.select != "mixture":
+        return None
+    from agents.specs import make_agent
+    from siete_env import raw_env
+    from siete_env.mixture import Population
+
+    pop = Population(cfg.rules)
+    table = raw_env(num_players=2, rules=cfg.rules)
+    for p, b in zip(state["punter_snapshots"], state["banker_snapshots"], strict=True):
+        pop.add_pair(make_agent(f"ppo:{run_dir / p}", table), make_agent(f"ppo:{run_dir / b}", table), (p, b))
+    return pop
+
+
+def _final_mixture(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], pop) -> None:
+    """``evaluation.select: mixture``: the least exploitable mixture of the snapshots
+    (``siete_env.mixture``) becomes the final pair, saved as ``final.npz``."""
+    t0 = time.perf_counter()
+    wp, wb = pop.least_exploitable(iterations=cfg.evaluation.mixture_iterations)
+    sol = pop.mixture(wp, wb)
+    sol.save(run_dir / "final.npz")
+    state["final"] = {"spec": "table:final.npz", "nash_conv": sol.result.nash_conv, "ev": sol.result.ev,
+                      "weights": sol.weights, "seconds": time.perf_counter() - t0}  # fmt: skip
+    print(f"final mixture of the snapshots: NashConv {sol.result.nash_conv:.4f} chips per hand")
 
 
 def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int:
@@ -465,6 +541,9 @@ def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int
     e = cfg.evaluation
     opponents = e.bankers if role == "punter" else e.punters
     keys = [f"{role} vs {o}" for o in opponents]
+    if e.select == "mixture":  # the final pair is the mixture; {role}.zip: its heaviest member
+        w = list(state.get("final", {}).get("weights", {}).get(role, {}).values())
+        return int(np.argmax(w)) + 1 if len(w) == n else n
     if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
         return n
     lows = [min(curves[k][i] - curves[k + "_ci"][i] for k in keys) for i in range(n)]
@@ -497,7 +576,7 @@ def _wait(group: list[str], conns, counters, bar, state: dict[str, Any], procs) 
         bar.update(max(0, done - bar.n))
 
 
-def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int) -> None:
+def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, pop=None) -> None:
     """After a generation: the new policies against the evaluation baselines (learning
     curves; also the results that prioritize the next generation's opponents), and their
     exact NashConv where the exact evaluator covers the rules."""
@@ -509,7 +588,7 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
     punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"
     banker = f"ppo:{run_dir / state['banker_snapshots'][-1]}"
     if e.exact:
-        _exact_generation(cfg, run_dir, state, gen, punter, banker)
+        _exact_generation(cfg, run_dir, state, gen, punter, banker, pop)
     hands = e.generation_hands
     if not hands:
         return
@@ -538,7 +617,7 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
 
 
 def _exact_generation(
-    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, punter: str, banker: str
+    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, punter: str, banker: str, pop=None
 ) -> None:
     """The exact NashConv of the generation's pair (``siete_env.exact``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
@@ -555,7 +634,11 @@ def _exact_generation(
         return
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
-    nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    if pop is not None:  # the pair also joins the population of snapshots
+        names = tuple(str(Path(x[4:]).relative_to(run_dir)) for x in (punter, banker))
+        nc = pop.add_pair(make_agent(punter, table), make_agent(banker, table), names)
+    else:
+        nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
     state["nash_conv"].append(
         {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
          "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}

@@ -13,6 +13,7 @@ views' ``opponents``):
 | ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action) |
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
+| ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
 and has ``action_probs(observations (N, D), masks (N, A)) -> (N, A)``: the probability of
@@ -30,7 +31,7 @@ from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, Th
 
 SPEC_HELP = (
     "agent specs: random, threshold:T, banker:B, smart:B, bold:T (T, B totals such as 5.5), "
-    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz"
+    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz"
 )
 _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
 
@@ -55,9 +56,9 @@ def check_spec(spec: str) -> str:
     if kind in _THRESHOLDS:
         _parse_total(kind, arg, spec)
         return spec
-    if kind == "cfr":
+    if kind in ("cfr", "table"):
         if not arg:
-            raise ValueError(f"bad agent spec {spec!r}: cfr: needs a solution file; {SPEC_HELP}")
+            raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
         if not Path(arg).is_file():
             raise ValueError(f"bad agent spec {spec!r}: no solution file {arg}")
         return spec
@@ -92,7 +93,7 @@ def make_agent(spec: Any, env, seed: int | None = None):
         return RandomAgent(env, seed)
     if kind in _THRESHOLDS:
         return _THRESHOLDS[kind](env, _parse_total(kind, arg, spec))
-    if kind == "cfr":
+    if kind in ("cfr", "table"):
         from siete_env.cfr import load
 
         return load(arg).agent(env, seed)

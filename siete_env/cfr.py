@@ -75,7 +75,9 @@ __all__ = ["CFRPlus", "EquilibriumAgent", "Solution", "load", "solve"]
 
 @dataclass
 class Solution:
-    """The average strategy of a CFR+ run and its exact exploitability in the full game."""
+    """Table policies of both sides and their exact exploitability in the full game: the
+    average strategy of a CFR+ run, or (``source == "mixture"``) a mixture of trained
+    policies (``siete_env.mixture``)."""
 
     rules: dict[str, Any]
     iterations: int
@@ -85,6 +87,8 @@ class Solution:
     result: NashConv
     history: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, seconds, NashConv)
     ev: ExactEvaluator | None = None
+    source: str = "cfr+"  # or "mixture": a mixture of policies (siete_env.mixture)
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)  # a mixture's members and weights
 
     @property
     def nash_conv(self) -> float:
@@ -123,6 +127,8 @@ class Solution:
             hit=self.hit.astype(np.float32),
             result=np.array(tuple(self.result), np.float64),
             history=np.array(self.history, np.float64).reshape(-1, 3),
+            source=np.array(self.source),
+            weights=np.array(repr(self.weights)),
         )
 
 
@@ -176,6 +182,8 @@ def load(path: str | Path) -> Solution:
             z["hit"].astype(np.float64),
             NashConv(*map(float, z["result"])),
             [tuple(r) for r in z["history"].tolist()],
+            source=str(z["source"]) if "source" in z else "cfr+",
+            weights=ast.literal_eval(str(z["weights"])) if "weights" in z else {},
         )
 
 
@@ -325,20 +333,7 @@ class CFRPlus:
     def banker_reach(self) -> np.ndarray:
         """The banker's own reach of every (V, M) (its hit probabilities along the way,
         summed over the orders of M)."""
-        ev = self.ev
-        x = np.zeros_like(self.hit)
-        x[:, ev.single] = 1.0
-        vk = np.repeat(ev.vu_k, ev.L)
-        vn = np.repeat(ev.vu_U.sum(1), ev.L)
-        for i in range(ev.n_M - 1, -1, -1):  # increasing total: parents first
-            xi = x[:, i] * self.hit[:, i]
-            nxt = 1 + vk + vn + ev.M_n[i]  # the deck place of the next card
-            free = ~((nxt >= ev.fixed_at) & (nxt < ev.fixed_at + vk))  # else a swapped 4 comes
-            for r in range(N_RANKS):
-                c = ev.M_child[i, r]
-                if c >= 0:
-                    x[:, c] += xi if r == FOUR else xi * free
-        return x
+        return self.ev.banker_reach(self.hit)
 
     def _accumulate_banker(self, w: float) -> None:
         x = self.banker_reach()

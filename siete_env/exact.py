@@ -626,6 +626,24 @@ class ExactEvaluator:
         flush()
         return hit
 
+    def banker_reach(self, hit: np.ndarray) -> np.ndarray:
+        """``(n_vu * L, n_M)``: the banker's own reach of every (V, M) under its hitting
+        probabilities ``hit`` (the product of its hit probabilities along the way, summed
+        over the orders of M; the chance of the cards is not in it)."""
+        x = np.zeros_like(hit, dtype=np.float64)
+        x[:, self.single] = 1.0
+        vk = np.repeat(self.vu_k, self.L)
+        vn = np.repeat(self.vu_U.sum(1), self.L)
+        for i in range(self.n_M - 1, -1, -1):  # increasing total: parents first
+            xi = x[:, i] * hit[:, i]
+            nxt = 1 + vk + vn + self.M_n[i]  # the deck place of the next card
+            free = ~((nxt >= self.fixed_at) & (nxt < self.fixed_at + vk))  # else a swapped 4 comes
+            for r in range(N_RANKS):
+                c = self.M_child[i, r]
+                if c >= 0:
+                    x[:, c] += xi if r == FOUR else xi * free
+        return x
+
     # ------------------------------------------------------------------ punter side
     def _stake_vec(self) -> np.ndarray:
         return np.array(self.levels, np.float64)

@@ -1,0 +1,120 @@
+"""Mixtures of heads-up policies (``siete_env.mixture``): restricted-game payoffs, the
+meta-solvers, and the mixture's table policy, each checked against the exact evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.specs import make_agent
+from siete_env import cfr, raw_env
+from siete_env.exact import best_response, evaluator, expected_value, nash_conv
+from siete_env.mixture import Population, matrix_nash
+
+from .helpers import simulate_heads_up
+
+SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+PUNTERS = ["threshold:4.5", "threshold:5", "threshold:6", "bold:5.5"]
+BANKERS = ["banker:5", "banker:6", "smart:6", "banker:6.5"]
+
+
+def agent(spec, rules=SINGLE):
+    return make_agent(spec, raw_env(2, rules))
+
+
+@pytest.fixture(scope="module")
+def pop():
+    p = Population(evaluator(SINGLE))
+    for a, b in zip(PUNTERS, BANKERS, strict=True):
+        p.add_pair(agent(a), agent(b), (a, b))
+    return p
+
+
+# --------------------------------------------------------------------------- matrix games
+def test_matrix_nash_of_rock_paper_scissors_is_uniform():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], float)
+    x, y, gap = matrix_nash(rps)
+    assert gap < 1e-3
+    assert np.allclose(x, 1 / 3, atol=2e-3) and np.allclose(y, 1 / 3, atol=2e-3)
+
+
+def test_matrix_nash_finds_a_saddle_point_and_a_known_mixed_equilibrium():
+    x, y, gap = matrix_nash(np.array([[3.0, 1.0], [4.0, 2.0]]))  # row 2 dominates; column 2 then
+    assert gap < 1e-6 and x[1] > 0.999 and y[1] > 0.999
+    # matching pennies with unequal stakes: the row player mixes 1/4, 3/4 (value 0.5)
+    M = np.array([[3.0, 0.0], [0.0, 1.0]])
+    x, y, gap = matrix_nash(M, iterations=50_000)
+    assert gap < 1e-3 and abs(x[0] - 0.25) < 5e-3 and abs(y[0] - 0.25) < 5e-3
+
+
+# --------------------------------------------------------------------------- exact values
+def test_pairs_and_matrix_are_the_exact_values(pop):
+    ev = pop.ev
+    for i, a in enumerate(PUNTERS):
+        for j, b in enumerate(BANKERS):
+            assert abs(pop.matrix[i, j] - expected_value(agent(a), agent(b), ev)) < 1e-12
+    # add_pair's NashConv is the evaluator's
+    p2 = Population(ev)
+    got = p2.add_pair(agent("threshold:5"), agent("smart:6"))
+    want = nash_conv(agent("threshold:5"), agent("smart:6"), ev)
+    assert np.allclose(tuple(got), tuple(want), atol=1e-12)
+
+
+def test_worst_cases_are_the_best_responses_to_the_mixture_table(pop):
+    ev = pop.ev
+    wp = np.array([0.1, 0.4, 0.2, 0.3])
+    wb = np.array([0.25, 0.25, 0.4, 0.1])
+    sol = pop.mixture(wp, wb)
+    pw, v = pop.punter_worst(wp)
+    bw, u = pop.banker_worst(wb)
+    assert abs(-best_response(sol.punter, "punter", ev).value - pw) < 1e-10
+    assert abs(best_response(sol.banker, "banker", ev).value - bw) < 1e-10
+    # realization equivalence: against any fixed opponent, the mixture table's value is the
+    # weighted value of its members
+    for b in BANKERS:
+        mixed = expected_value(sol.punter, agent(b), ev)
+        members = sum(w * expected_value(agent(a), agent(b), ev) for w, a in zip(wp, PUNTERS, strict=True))
+        assert abs(mixed - members) < 1e-10
+    for a in PUNTERS:
+        mixed = expected_value(agent(a), sol.banker, ev)
+        members = sum(w * expected_value(agent(a), agent(b), ev) for w, b in zip(wb, BANKERS, strict=True))
+        assert abs(mixed - members) < 1e-10
+    # and the members' values against those best responses average to the worst cases
+    assert abs(wp @ v - pw) < 1e-12 and abs(wb @ u - bw) < 1e-12
+
+
+def test_the_mixture_plays_as_its_table_in_the_environment(pop, tmp_path):
+    sol = pop.mixture(np.array([0.5, 0.5, 0.0, 0.0]), np.array([0.0, 0.5, 0.5, 0.0]))
+    sol.save(tmp_path / "m.npz")
+    loaded = cfr.load(tmp_path / "m.npz")
+    assert loaded.source == "mixture" and loaded.weights["punter"]["threshold:4.5"] == 0.5
+    p = make_agent(f"table:{tmp_path / 'm.npz'}", raw_env(2, SINGLE), seed=1)
+    sim = simulate_heads_up(p, p, SINGLE, 3000, seed=11)
+    assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim)) + 1e-9
+
+
+def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
+    wp, wb = pop.least_exploitable(iterations=15)
+    sol = pop.mixture(wp, wb)
+    p_worst = [pop.punter_worst(np.eye(4)[i])[0] for i in range(4)]
+    b_worst = [pop.banker_worst(np.eye(4)[j])[0] for j in range(4)]
+    # NashConv = (punter BR to the banker) - (punter's value against a banker BR)
+    assert sol.result.banker_br_value <= min(-x for x in p_worst) + 1e-12
+    assert sol.result.punter_br_value <= min(b_worst) + 1e-12
+    assert sol.nash_conv <= min(b - p for b in b_worst for p in p_worst) + 1e-12
+    assert abs(sol.nash_conv - nash_conv(sol.punter, sol.banker, pop.ev).nash_conv) < 1e-12
+    # and the weights are a distribution
+    for w in (wp, wb):
+        assert np.all(w >= 0) and abs(w.sum() - 1) < 1e-12
+
+
+def test_population_errors():
+    p = Population(evaluator(SINGLE))
+    with pytest.raises(ValueError, match="at least one punter and one banker"):
+        p.restricted_nash()
+    p.add_punter(agent("threshold:5"))
+    with pytest.raises(ValueError, match="at least one punter and one banker"):
+        p.least_exploitable()
+    p.add_banker(agent("banker:6"))
+    with pytest.raises(ValueError, match="no weight left"):
+        p.mixture(np.array([0.0]), np.array([1.0]))
