@@ -369,3 +369,88 @@ def test_a_role_with_zero_steps_trains_or_is_refused(tmp_path):
     assert r.returncode in (0, 2)
     if r.returncode == 2:  # refused before training, naming the key
         assert "banker.steps" in r.stderr
+
+
+# --------------------------------------------------------------------------- mixtures of snapshots
+COVERED = "{preset: spanish, bet_levels: [1], four_swap: 'off', max_splits: 0}"
+
+
+@pytest.mark.parametrize(
+    "overrides, allowed",
+    [
+        (["opponents.weighting=nash"], "opponents.weighting: nash needs rules the exact evaluator covers"),
+        (["evaluation.select=mixture"], "evaluation.select: mixture needs rules the exact evaluator covers"),
+        (["evaluation.select=mixture", "opponents.weighting=nash"], "evaluation.select: mixture need rules"),
+        ([f"rules={COVERED}", "evaluation.select=mixture", "num_players=3"], "needs heads-up play"),
+        ([f"rules={COVERED}", "evaluation.select=mixture", "evaluation.exact=false"], "needs evaluation.exact: true"),
+        ([f"rules={COVERED}", "opponents.weighting=nash", "parallel=false"], "needs parallel: true"),
+    ],
+)
+def test_mixtures_need_the_exact_evaluator(overrides, allowed):
+    with pytest.raises(ValueError) as err:
+        load_config(None, overrides)
+    assert allowed in str(err.value) and "(top level)" in str(err.value)
+    assert load_config(None, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
+
+
+def test_opponent_pool_with_snapshot_weights():
+    from train import OpponentsConfig, opponent_pool
+
+    o = OpponentsConfig(weighting="nash")
+    pool = opponent_pool(["banker:6", "smart:6"], ["a", "b", "c"], o, None, 0.2, np.array([0.0, 0.25, 0.75]))
+    assert pool == pytest.approx({"banker:6": 0.1, "smart:6": 0.1, "b": 0.2, "c": 0.6})
+    assert all(type(v) is float for v in pool.values())
+    o2 = OpponentsConfig(weighting="nash", snapshots=2)  # the newest two, renormalised
+    assert opponent_pool(["banker:6"], ["a", "b", "c"], o2, None, 0.0, np.array([0.5, 0.25, 0.25])) == pytest.approx(
+        {"b": 0.5, "c": 0.5}
+    )
+    assert opponent_pool(["banker:6"], ["a", "b"], OpponentsConfig(), None, 0.5) == {
+        "banker:6": 0.5, "a": 0.25, "b": 0.25}  # fmt: skip
+    with pytest.raises(ValueError, match="2 snapshot weights for 3 snapshots"):
+        opponent_pool(["banker:6"], ["a", "b", "c"], o, None, 0.5, np.array([0.5, 0.5]))
+
+
+def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixture(tmp_path):
+    """Two tiny generations of PSRO-style training (``weighting: nash``) with the final
+    pair the least exploitable mixture (``select: mixture``), all on exact values."""
+    from agents.specs import make_agent
+    from siete_env import cfr, exact, raw_env
+    from siete_env.mixture import Population
+
+    rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+    cfg = {**TINY, "rules": rules, "generations": 2, "opponents": {**TINY["opponents"], "weighting": "nash"},
+           "punter": {**TINY["punter"], "baseline_share": 0.25},
+           "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3}}  # fmt: skip
+    path = tmp_path / "mix.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run = tmp_path / "run"
+    r = _run("train.py", "--config", path, "--run-dir", run, "--no-eval", timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    state = json.loads((run / "state.json").read_text())
+    # generation 2's pools: the other side's one snapshot gets everything but the baselines' share
+    pools = state["pools"][1]
+    assert pools["punter"]["ppo:gen_001/banker.zip"] == pytest.approx(0.75, abs=1e-4)
+    # the final mixture: saved, its weights over every snapshot, its NashConv the exact one
+    fin = state["final"]
+    assert set(fin["weights"]["punter"]) == {"gen_001/punter.zip", "gen_002/punter.zip"}
+    assert abs(sum(fin["weights"]["banker"].values()) - 1) < 1e-9
+    sol = cfr.load(run / "final.npz")
+    assert sol.source == "mixture"
+    nc = exact.nash_conv(sol.punter, sol.banker, rules)
+    assert abs(nc.nash_conv - fin["nash_conv"]) < 1e-6
+    # never more exploitable than the best pair of single snapshots
+    table = raw_env(2, rules)
+    pop = Population(rules)
+    for g in ("gen_001", "gen_002"):
+        pop.add_pair(
+            make_agent(f"ppo:{run / g / 'punter.zip'}", table), make_agent(f"ppo:{run / g / 'banker.zip'}", table)
+        )
+    worst_p = max(pop.punter_worst(np.eye(2)[i])[0] for i in range(2))
+    best_b = min(pop.banker_worst(np.eye(2)[j])[0] for j in range(2))
+    assert nc.nash_conv <= best_b - worst_p + 1e-6
+    # the report of the run (evaluate.py --run) plays the mixture in both seats
+    rep = _run("evaluate.py", "--run", run, timeout=300)
+    assert rep.returncode == 0, rep.stderr[-3000:]
+    md = (run / "report.md").read_text()
+    assert "least exploitable mixture of the snapshots" in md and "learned mixture" in md
+    assert f"NashConv {fin['nash_conv']:.4f}" in md
