@@ -125,6 +125,14 @@ class OpponentsConfig(_Strict):
         "heads-up rules the exact evaluator covers)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
+    exploiter_share: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of each learner's hands against the exact best response to its own newest "
+        "snapshot (computed by siete_env.exact after every generation, saved as gen_XXX/br.npz; heads-up "
+        "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
+    )
 
     @field_validator("baseline_punters", "baseline_bankers")
     @classmethod
@@ -197,6 +205,15 @@ class TrainConfig(_Strict):
         wants = []
         if self.opponents.weighting == "nash":
             wants.append("opponents.weighting: nash")
+        if self.opponents.exploiter_share > 0:
+            wants.append("opponents.exploiter_share")
+        for role in ("punter", "banker"):
+            total = getattr(self, role).baseline_share + self.opponents.exploiter_share
+            if total > 1:
+                raise ValueError(
+                    f"{role}.baseline_share + opponents.exploiter_share is {total:g}: at most 1 (the rest of the "
+                    "hands go to the snapshots)"
+                )
         if self.evaluation.select == "mixture":
             wants.append("evaluation.select: mixture")
         if not wants:
@@ -269,12 +286,15 @@ def opponent_pool(
     results: dict[str, float] | None = None,
     baseline_share: float = 0.5,
     snapshot_weights: np.ndarray | None = None,
+    exploiter: str | None = None,
 ) -> dict[str, float]:
     """Opponent weights for one learner's generation: ``baseline_share`` over the
     baselines (uniform, or prioritized by the learner's last ``results`` against them:
     ``exp(-result / temperature)``), the rest over the other learner's snapshots (the
     newest ``snapshots`` of them, or all): uniformly, or in proportion to
-    ``snapshot_weights`` (one per snapshot; ``weighting: nash``)."""
+    ``snapshot_weights`` (one per snapshot; ``weighting: nash``); and, given an
+    ``exploiter`` spec, ``o.exploiter_share`` of the hands to it (taken from the snapshots'
+    part)."""
     snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
     sw = np.ones(len(snaps))
     if snapshot_weights is not None:
@@ -291,8 +311,12 @@ def opponent_pool(
     if not baselines:
         share = 0.0
     pool = {b: float(share * w) for b, w in zip(baselines, weights, strict=True)}
+    rest = 1 - share
+    if exploiter is not None and snaps and o.exploiter_share > 0:
+        pool[exploiter] = float(min(o.exploiter_share, rest))
+        rest -= pool[exploiter]
     for snap, w in zip(snaps, sw, strict=True):
-        pool[snap] = pool.get(snap, 0.0) + float((1 - share) * w / len(snaps))
+        pool[snap] = pool.get(snap, 0.0) + float(rest * w / len(snaps))
     return {k: v for k, v in pool.items() if v > 0}
 
 
@@ -466,8 +490,11 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                     baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                     snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
                     sw = None if meta is None else meta[0 if other == "punter" else 1]
+                    exploiter = None
+                    if o.exploiter_share > 0 and state[f"{role}_snapshots"]:
+                        exploiter = f"table:{run_dir / Path(state[f'{role}_snapshots'][-1]).parent / 'br.npz'}"
                     pools[role] = opponent_pool(
-                        baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw
+                        baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
                     )
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
@@ -551,7 +578,7 @@ def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int
 
 
 def _short(spec: str, run_dir: Path) -> str:
-    return spec.replace(f"ppo:{run_dir}/", "ppo:")
+    return spec.replace(f"ppo:{run_dir}/", "ppo:").replace(f"table:{run_dir}/", "table:")
 
 
 def _wait(group: list[str], conns, counters, bar, state: dict[str, Any], procs) -> None:
@@ -639,11 +666,29 @@ def _exact_generation(
         nc = pop.add_pair(make_agent(punter, table), make_agent(banker, table), names)
     else:
         nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
+        _save_best_responses(cfg, run_dir / Path(punter[4:]).parent / "br.npz", table, punter, banker, nc)
     state["nash_conv"].append(
         {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
          "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
     )  # fmt: skip
     _tb_scalars(run_dir, gen, {"nash_conv": nc.nash_conv})
+
+
+def _save_best_responses(cfg: TrainConfig, path: Path, table, punter: str, banker: str, nc) -> None:
+    """The exact best responses to one generation's pair, as one table file playing either
+    seat (``table:PATH``): as punter the best response to the banker, as banker the best
+    response to the punter."""
+    from agents.specs import make_agent
+    from siete_env import exact
+    from siete_env.cfr import Solution
+
+    ev = exact.evaluator(cfg.rules)
+    to_banker = exact.best_response(make_agent(banker, table), "banker", ev)
+    to_punter = exact.best_response(make_agent(punter, table), "punter", ev)
+    bet, draw = ev.punter_table(to_banker.policy)
+    hit = ev.banker_table(to_punter.policy)
+    Solution(ev.rules.model_dump(mode="json"), 0, bet, draw, hit, nc, ev=ev, source="best responses").save(path)
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:
