@@ -384,6 +384,11 @@ COVERED = "{preset: spanish, bet_levels: [1], four_swap: 'off', max_splits: 0}"
         ([f"rules={COVERED}", "evaluation.select=mixture", "num_players=3"], "needs heads-up play"),
         ([f"rules={COVERED}", "evaluation.select=mixture", "evaluation.exact=false"], "needs evaluation.exact: true"),
         ([f"rules={COVERED}", "opponents.weighting=nash", "parallel=false"], "needs parallel: true"),
+        (["opponents.exploiter_share=0.2"], "opponents.exploiter_share needs rules the exact evaluator covers"),
+        (
+            [f"rules={COVERED}", "opponents.exploiter_share=0.6"],
+            "punter.baseline_share + opponents.exploiter_share is 1.1",
+        ),
     ],
 )
 def test_mixtures_need_the_exact_evaluator(overrides, allowed):
@@ -418,7 +423,8 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     from siete_env.mixture import Population
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    cfg = {**TINY, "rules": rules, "generations": 2, "opponents": {**TINY["opponents"], "weighting": "nash"},
+    cfg = {**TINY, "rules": rules, "generations": 2,
+           "opponents": {**TINY["opponents"], "weighting": "nash", "exploiter_share": 0.1},
            "punter": {**TINY["punter"], "baseline_share": 0.25},
            "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3}}  # fmt: skip
     path = tmp_path / "mix.yaml"
@@ -428,8 +434,18 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     assert r.returncode == 0, r.stderr[-3000:]
     state = json.loads((run / "state.json").read_text())
     # generation 2's pools: the other side's one snapshot gets everything but the baselines' share
+    # and the exact best response to the learner's own snapshot gets exploiter_share
     pools = state["pools"][1]
-    assert pools["punter"]["ppo:gen_001/banker.zip"] == pytest.approx(0.75, abs=1e-4)
+    assert pools["punter"]["ppo:gen_001/banker.zip"] == pytest.approx(0.65, abs=1e-4)
+    assert pools["punter"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
+    assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
+    # br.npz plays the exact best responses to generation 1's pair
+    br = cfr.load(run / "gen_001" / "br.npz")
+    table1 = raw_env(2, rules)
+    p1, b1 = (make_agent(f"ppo:{run / 'gen_001' / r}.zip", table1) for r in ("punter", "banker"))
+    nc1 = state["nash_conv"][0]
+    assert abs(exact.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < 1e-9
+    assert abs(-exact.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < 1e-9
     # the final mixture: saved, its weights over every snapshot, its NashConv the exact one
     fin = state["final"]
     assert set(fin["weights"]["punter"]) == {"gen_001/punter.zip", "gen_002/punter.zip"}
