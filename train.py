@@ -667,7 +667,7 @@ def _exact_generation(
     else:
         nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
     if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        _save_best_responses(cfg, run_dir / Path(punter[4:]).parent / "br.npz", table, punter, banker, nc)
+        _save_best_responses(cfg, Path(punter[4:]).parent / "br.npz", table, punter, banker, nc)
     state["nash_conv"].append(
         {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
          "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}

@@ -430,7 +430,8 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     path = tmp_path / "mix.yaml"
     path.write_text(yaml.safe_dump(cfg))
     run = tmp_path / "run"
-    r = _run("train.py", "--config", path, "--run-dir", run, "--no-eval", timeout=300)
+    # a run folder given relative to the working directory (paths inside the run must not double it)
+    r = _run("train.py", "--config", path, "--run-dir", os.path.relpath(run, ROOT), "--no-eval", timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     state = json.loads((run / "state.json").read_text())
     # generation 2's pools: the other side's one snapshot gets everything but the baselines' share
