@@ -492,7 +492,8 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
                     sw = None if meta is None else meta[0 if other == "punter" else 1]
                     exploiter = None
                     if o.exploiter_share > 0 and state[f"{role}_snapshots"]:
-                        exploiter = f"table:{run_dir / Path(state[f'{role}_snapshots'][-1]).parent / 'br.npz'}"
+                        br = run_dir / Path(state[f"{role}_snapshots"][-1]).parent / "br.npz"
+                        exploiter = f"table:{br}" if br.is_file() else None  # none before the share was set
                     pools[role] = opponent_pool(
                         baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
                     )
@@ -678,17 +679,23 @@ def _exact_generation(
 def _save_best_responses(cfg: TrainConfig, path: Path, table, punter: str, banker: str, nc) -> None:
     """The exact best responses to one generation's pair, as one table file playing either
     seat (``table:PATH``): as punter the best response to the banker, as banker the best
-    response to the punter."""
+    response to the punter. Where the punter snapshot never stands (its greedy play does
+    not reach a view, so any banker play is a best response there) the banker plays as its
+    own snapshot does, not an arbitrary default: a sampling learner does reach those views."""
     from agents.specs import make_agent
     from siete_env import exact
     from siete_env.cfr import Solution
 
     ev = exact.evaluator(cfg.rules)
-    to_banker = exact.best_response(make_agent(banker, table), "banker", ev)
-    to_punter = exact.best_response(make_agent(punter, table), "punter", ev)
-    bet, draw = ev.punter_table(to_banker.policy)
-    hit = ev.banker_table(to_punter.policy)
-    Solution(ev.rules.model_dump(mode="json"), 0, bet, draw, hit, nc, ev=ev, source="best responses").save(path)
+    bet, draw = ev.punter_table(make_agent(punter, table))
+    W, _ = ev.punter_forward(bet, draw)
+    own_hit = ev.banker_table(make_agent(banker, table))
+    G_pol, _, br_hit = ev.banker_pass(own_hit, W)
+    unreached = W.reshape(len(own_hit), -1).sum(1) == 0
+    hit = np.where(unreached[:, None], own_hit, np.asarray(br_hit, np.float64))
+    _, bact, dact = ev.punter_best(G_pol)
+    p_bet, p_draw = ev.punter_table(exact.TabularPunterPolicy(ev, bact, dact))
+    Solution(ev.rules.model_dump(mode="json"), 0, p_bet, p_draw, hit, nc, ev=ev, source="best responses").save(path)
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:

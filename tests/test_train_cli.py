@@ -447,6 +447,12 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     nc1 = state["nash_conv"][0]
     assert abs(exact.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < 1e-9
     assert abs(-exact.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < 1e-9
+    # where the snapshot punter never stands the exploiter banker plays as the snapshot banker
+    ev = exact.evaluator(rules)
+    W, _ = ev.punter_forward(*ev.punter_table(p1))
+    unreached = W.reshape(len(br.hit), -1).sum(1) == 0
+    assert unreached.any() and (~unreached).any()
+    assert np.allclose(br.hit[unreached], ev.banker_table(b1)[unreached], atol=1e-6)
     # the final mixture: saved, its weights over every snapshot, its NashConv the exact one
     fin = state["final"]
     assert set(fin["weights"]["punter"]) == {"gen_001/punter.zip", "gen_002/punter.zip"}
