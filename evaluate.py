@@ -174,7 +174,7 @@ def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float |
         "nash_conv": state.get("nash_conv", []),
         "exact_note": state.get("exact_note"),
         "selected": state.get("selected"),
-        "final": state.get("final"),
+        "final": state.get("final") if lp.startswith("table:") else None,
         "final_nash_conv": final_nc,
     }
     plots = _plots(cfg, run_dir, t, state, names)

@@ -122,7 +122,7 @@ class OpponentsConfig(_Strict):
         "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
         "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
         "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
-        "heads-up rules the exact evaluator covers)",
+        "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
     exploiter_share: float = Field(
@@ -455,6 +455,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
     state_path = run_dir / "state.json"
     state = json.loads(state_path.read_text()) if resume and state_path.exists() else new_state()
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
     procs, conns, counters = {}, {}, {}
     for role in ROLES:
@@ -474,7 +475,6 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
     bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state["generation"], unit="step",
                dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
-    pop = _population(cfg, run_dir, state)
     try:
         for gen in range(state["generation"] + 1, cfg.generations + 1):
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
