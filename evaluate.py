@@ -328,6 +328,18 @@ def milestones(nash_conv: float) -> str:
     return "Targets (NashConv, chips per hand): " + "; ".join(parts) + "."
 
 
+def limits(fnc: dict[str, float]) -> str:
+    """Where the final pair's NashConv comes from: each side's exploitability (what a best
+    response to it gains over the pair's value)."""
+    banker_side = fnc["punter_br"] - fnc["ev"]  # the punter's gain against the final banker
+    punter_side = fnc["banker_br"] + fnc["ev"]  # the banker's gain against the final punter
+    weaker = "banker" if banker_side >= punter_side else "punter"
+    return (
+        f"Where it comes from: a best-responding punter gains {banker_side:.4f} against the final banker, a "
+        f"best-responding banker {punter_side:.4f} against the final punter; the {weaker} is the more exploitable side."
+    )
+
+
 def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
     tp = report["learn_steps_per_second"]
     e = cfg.evaluation
@@ -384,7 +396,7 @@ def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
             f"the banker's best response to the final punter {fnc['banker_br']:+.4f}; "
             f"**NashConv {fnc['nash_conv']:.4f}** chips per hand (exploitability {fnc['nash_conv'] / 2:.4f}).",
             "",
-            milestones(fnc["nash_conv"]),
+            milestones(fnc["nash_conv"]) + " " + limits(fnc),
             "",
         ]
     if nc:

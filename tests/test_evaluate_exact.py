@@ -48,3 +48,11 @@ def test_milestones_say_how_far_nash_conv_is_from_the_targets():
     )
     assert "≤ 0.05: not met, 1.7100 above (35.2x)" in milestones(1.76)
     assert milestones(0.01).endswith("≤ 0.01: met.")
+
+
+def test_limits_say_which_side_is_more_exploitable():
+    from evaluate import limits
+
+    text = limits({"ev": -0.11, "punter_br": -0.10, "banker_br": 0.112, "nash_conv": 0.012})
+    assert "gains 0.0100 against the final banker" in text and "0.0020 against the final punter" in text
+    assert text.endswith("the banker is the more exploitable side.")
