@@ -662,13 +662,13 @@ def _exact_generation(
         return
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
+    p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
+    pe = exact.evaluate_pair(p_agent, b_agent, cfg.rules)
+    nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
-        names = tuple(str(Path(x[4:]).relative_to(run_dir)) for x in (punter, banker))
-        nc = pop.add_pair(make_agent(punter, table), make_agent(banker, table), names)
-    else:
-        nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+        pop.add_evaluated(p_agent, b_agent, pe, tuple(str(Path(x[4:]).relative_to(run_dir)) for x in (punter, banker)))
     if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        _save_best_responses(cfg, Path(punter[4:]).parent / "br.npz", table, punter, banker, nc)
+        _save_best_responses(cfg, Path(punter[4:]).parent / "br.npz", pe)
     state["nash_conv"].append(
         {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
          "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
@@ -676,26 +676,22 @@ def _exact_generation(
     _tb_scalars(run_dir, gen, {"nash_conv": nc.nash_conv})
 
 
-def _save_best_responses(cfg: TrainConfig, path: Path, table, punter: str, banker: str, nc) -> None:
-    """The exact best responses to one generation's pair, as one table file playing either
-    seat (``table:PATH``): as punter the best response to the banker, as banker the best
+def _save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
+    """The exact best responses to one generation's pair (``pe``: its
+    ``siete_env.exact.evaluate_pair``), as one table file playing either seat
+    (``table:PATH``): as punter the best response to the banker, as banker the best
     response to the punter. Where the punter snapshot never stands (its greedy play does
     not reach a view, so any banker play is a best response there) the banker plays as its
     own snapshot does, not an arbitrary default: a sampling learner does reach those views."""
-    from agents.specs import make_agent
     from siete_env import exact
     from siete_env.cfr import Solution
 
     ev = exact.evaluator(cfg.rules)
-    bet, draw = ev.punter_table(make_agent(punter, table))
-    W, _ = ev.punter_forward(bet, draw)
-    own_hit = ev.banker_table(make_agent(banker, table))
-    G_pol, _, br_hit = ev.banker_pass(own_hit, W)
-    unreached = W.reshape(len(own_hit), -1).sum(1) == 0
-    hit = np.where(unreached[:, None], own_hit, np.asarray(br_hit, np.float64))
-    _, bact, dact = ev.punter_best(G_pol)
-    p_bet, p_draw = ev.punter_table(exact.TabularPunterPolicy(ev, bact, dact))
-    Solution(ev.rules.model_dump(mode="json"), 0, p_bet, p_draw, hit, nc, ev=ev, source="best responses").save(path)
+    unreached = pe.W.reshape(len(pe.hit), -1).sum(1) == 0
+    hit = np.where(unreached[:, None], pe.hit, np.asarray(pe.br_hit, np.float64))
+    p_bet, p_draw = ev.punter_table(exact.TabularPunterPolicy(ev, pe.br_bet, pe.br_draw))
+    Solution(ev.rules.model_dump(mode="json"), 0, p_bet, p_draw, hit, pe.result, ev=ev,
+             source="best responses").save(path)  # fmt: skip
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:

@@ -1171,14 +1171,33 @@ def best_response(policy: Policy, against: str, rules: Any = "spanish") -> BestR
     raise ValueError(f"against must be 'punter' or 'banker', got {against!r}")
 
 
-def nash_conv(punter: Policy, banker: Policy, rules: Any = "spanish") -> NashConv:
-    """EV of the pair, both best-response values and NashConv (each policy queried once)."""
+class PairEvaluation(NamedTuple):
+    """Everything one exact pass over a policy pair computes (``evaluate_pair``)."""
+
+    result: NashConv
+    W: np.ndarray  # the punter's stood reach (n_vu, L, 10)
+    bust: float  # the punter's expected chips lost to busts
+    G: np.ndarray  # the punter's stood values against the banker (n_vu, L, 10)
+    hit: np.ndarray  # the banker's hitting probabilities (n_vu * L, n_M)
+    br_hit: np.ndarray  # the banker's best response to the punter (where the punter stands)
+    br_bet: np.ndarray  # the punter's best response to the banker: actions at the BET states
+    br_draw: np.ndarray  # ... and at the draw states
+
+
+def evaluate_pair(punter: Policy, banker: Policy, rules: Any = "spanish") -> PairEvaluation:
+    """EV of the pair, both best responses and NashConv, each policy queried once."""
     ev = _ev(rules)
     bet, draw = ev.punter_table(punter)
     Wst, bust = ev.punter_forward(bet, draw)
-    G_pol, G_br, _ = ev.banker_pass(ev.banker_table(banker), Wst)
+    hit = ev.banker_table(banker)
+    G_pol, G_br, br_hit = ev.banker_pass(hit, Wst)
     value = float((Wst * G_pol).sum() + bust)
-    p_br, _, _ = ev.punter_best(G_pol)
+    p_br, br_bet, br_draw = ev.punter_best(G_pol)
     b_br = -float((Wst * G_br).sum() + bust)
     nc = (p_br - value) + (b_br + value)
-    return NashConv(value, p_br, b_br, nc, nc / 2)
+    return PairEvaluation(NashConv(value, p_br, b_br, nc, nc / 2), Wst, bust, G_pol, hit, br_hit, br_bet, br_draw)
+
+
+def nash_conv(punter: Policy, banker: Policy, rules: Any = "spanish") -> NashConv:
+    """EV of the pair, both best-response values and NashConv (each policy queried once)."""
+    return evaluate_pair(punter, banker, rules).result

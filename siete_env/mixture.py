@@ -37,9 +37,11 @@ import numpy as np
 from .exact import (
     ExactEvaluator,
     NashConv,
+    PairEvaluation,
     Policy,
     TabularPunterPolicy,
     _ev,
+    evaluate_pair,
 )
 
 __all__ = ["Population", "matrix_nash"]
@@ -114,17 +116,14 @@ class Population:
     def add_pair(self, punter: Policy, banker: Policy, names: tuple[str, str] = ("", "")) -> NashConv:
         """Add one punter and one banker (each policy's tables computed once) and return
         the exact NashConv of the pair (as ``siete_env.exact.nash_conv``)."""
-        ev = self.ev
-        bet, draw = ev.punter_table(punter)
-        W, bust = ev.punter_forward(bet, draw)
-        G_pol, G_br, _ = ev.banker_pass(ev.banker_table(banker), W)
-        value = self._value(W, bust, G_pol)
-        p_br, _, _ = ev.punter_best(G_pol)
-        b_br = -self._value(W, bust, G_br)
-        self._add_punter(punter, names[0], W, bust)
-        self._add_banker(banker, names[1], G_pol)
-        nc = (p_br - value) + (b_br + value)
-        return NashConv(value, p_br, b_br, nc, nc / 2)
+        return self.add_evaluated(punter, banker, evaluate_pair(punter, banker, self.ev), names).result
+
+    def add_evaluated(self, punter: Policy, banker: Policy, pe: PairEvaluation,
+                      names: tuple[str, str] = ("", "")) -> PairEvaluation:  # fmt: skip
+        """Add a pair already evaluated by ``siete_env.exact.evaluate_pair``."""
+        self._add_punter(punter, names[0], pe.W, pe.bust)
+        self._add_banker(banker, names[1], pe.G)
+        return pe
 
     @staticmethod
     def _value(W: np.ndarray, bust: float, G: np.ndarray) -> float:
