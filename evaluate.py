@@ -536,18 +536,19 @@ def yaml_value(raw: str) -> Any:
 
 
 def _rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
-    """``--rules`` plus ``--rule option=value`` overrides (YAML values) as a rules dict."""
+    """``--rules`` plus ``--rule option=value`` overrides (YAML values, read as the
+    option's type: ``siete_env.rules.parse_rule_value``) as a rules dict."""
     if not options:
         return rules
 
-    from siete_env.rules import _is_path, load_rules_file
+    from siete_env.rules import _is_path, load_rules_file, parse_rule_value
 
     spec: dict[str, Any] = load_rules_file(rules) if _is_path(rules) else {"preset": rules}
     for item in options:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
-        spec[key.strip()] = yaml_value(raw)
+        spec[key.strip()] = parse_rule_value(key.strip(), raw)
     return spec
 
 

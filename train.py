@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.specs import check_spec
 from evaluate import write_json, yaml_value
-from siete_env.rules import read_yaml_mapping, resolve_rules
+from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"
 
@@ -201,6 +201,11 @@ class TrainConfig(_Strict):
         return v
 
     @model_validator(mode="after")
+    def _table(self) -> TrainConfig:
+        check_table(resolve_rules(self.rules), self.num_players)  # e.g. side_bets heads-up
+        return self
+
+    @model_validator(mode="after")
     def _exact_needed(self) -> TrainConfig:
         wants = []
         if self.opponents.weighting == "nash":
@@ -266,7 +271,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
-        _set(data, key.strip(), yaml_value(raw))
+        key = key.strip()
+        # a rule option's value is read as the option's type (yes/no: booleans where wanted)
+        _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
     try:
         return TrainConfig(**data)
     except ValidationError as e:

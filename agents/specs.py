@@ -22,6 +22,8 @@ each action in a batch of observations (use ``policy_probs`` for any agent).
 
 from __future__ import annotations
 
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +39,9 @@ _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart":
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
-    try:
-        t = float(arg)
-    except ValueError:
-        raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a total such as 5.5; {SPEC_HELP}") from None
+    if not re.fullmatch(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)", arg):  # float() would also take " 6", "5_5", "nan"
+        raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a total such as 5.5; {SPEC_HELP}")
+    t = float(arg)
     if not 0.5 <= t <= 7.5 or (2 * t) != int(2 * t):
         raise ValueError(f"bad agent spec {spec!r}: the total must be a multiple of 0.5 in 0.5..7.5; {SPEC_HELP}")
     return t
@@ -50,6 +51,8 @@ def check_spec(spec: str) -> str:
     """Validate a spec string without building an environment (files must exist)."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string, got {spec!r}; {SPEC_HELP}")
+    if spec != spec.strip():
+        raise ValueError(f"bad agent spec {spec!r}: leading or trailing whitespace; {SPEC_HELP}")
     kind, _, arg = spec.partition(":")
     if kind == "random" and not arg:
         return spec
@@ -61,11 +64,18 @@ def check_spec(spec: str) -> str:
             raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
         if not Path(arg).is_file():
             raise ValueError(f"bad agent spec {spec!r}: no solution file {arg}")
+        if not zipfile.is_zipfile(arg):  # an .npz is a zip archive
+            raise ValueError(
+                f"bad agent spec {spec!r}: {arg} is not a solution file (an .npz saved by evaluate.py --solve "
+                "or a training run's final.npz / gen_XXX/br.npz)"
+            )
         return spec
     if kind == "ppo":
         path, mode = _ppo_parts(spec)
         if not Path(path).is_file():
             raise ValueError(f"bad agent spec {spec!r}: no model file {path}")
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"bad agent spec {spec!r}: {path} is not a model file (a .zip saved by train.py)")
         return spec
     raise ValueError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from pettingzoo.utils import wrappers
 from .cards import card_label, format_total
 from .encoding import Encoder
 from .game import ActionKind, Game, IllegalActionError, Phase, Status
-from .rules import MAX_PLAYERS, Rules, resolve_rules
+from .rules import MAX_PLAYERS, Rules, check_table, resolve_rules
 
 RESET_OPTIONS = ("deck", "banker")
 _BATCH = 256
@@ -38,6 +39,46 @@ class _ActionSpace(spaces.Discrete):
     def __init__(self, n: int, seed: int | None = None):
         super().__init__(n, seed=seed)
         self._n = int(n)
+
+
+def action_index(action: Any) -> int:
+    """The action id ``action`` stands for, as a Python ``int``: an ``int``, a numpy integer
+    or a 0-d integer array (what SB3's ``model.predict(obs)`` returns for one observation).
+    Anything else (a bool, a float, a string, an array of another shape or dtype) raises
+    ``IllegalActionError`` saying what it is. The range is not checked here. This is the
+    one place actions are converted (``raw_env.step``, the ``env()`` wrappers, ``SeatEnv``)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    if isinstance(action, bool | np.bool_) or (isinstance(action, np.ndarray) and action.dtype.kind == "b"):
+        what = "a bool is not an action"
+    elif isinstance(action, np.ndarray):
+        what = f"an array of dtype {action.dtype} and shape {action.shape}"
+    else:
+        what = f"a {type(action).__name__}"
+    raise IllegalActionError(
+        f"action {action!r} is not an action id ({what}); give an integer id "
+        "(a Python int, a numpy integer or a 0-d integer array)"
+    )
+
+
+def _check_seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if not isinstance(seed, bool | np.bool_) and isinstance(seed, int | np.integer) and seed >= 0:
+        return int(seed)
+    raise ValueError(f"reset seed must be None or a non-negative integer, got {seed!r}")
+
+
+def _check_options(options: Any) -> None:
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(
+            f"reset options must be a dict such as {{'deck': ['4o', '7c'], 'banker': 0}} or None, "
+            f"not {type(options).__name__} {options!r}"
+        )
 
 
 def _check_num_players(num_players: Any) -> int:
@@ -65,6 +106,7 @@ class raw_env(AECEnv):
         super().__init__()
         n = _check_num_players(num_players)
         self.rules = resolve_rules(rules)
+        check_table(self.rules, n)
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
@@ -94,12 +136,33 @@ class raw_env(AECEnv):
         self._deck_cards = self.rules.deck_cards()
         self._deck_array = np.array(self._deck_cards, dtype=np.int8)
         self._rewarded = False
+        self._started = False  # True from the first reset on
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for attributes that do not exist: the per-episode ones before reset.
         if name in _PER_EPISODE:
             raise AttributeError(f"{name} cannot be accessed before reset")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _not_started(self, what: str) -> RuntimeError:
+        return RuntimeError(f"{what} called before reset(): call reset() first (e.g. reset(seed=0))")
+
+    def _episode_over(self, what: str) -> RuntimeError:
+        return RuntimeError(
+            f"{what}: the episode is over and every agent has left (agents is empty); "
+            "call reset() to start a new episode"
+        )
+
+    def _as_action(self, action: Any) -> int:
+        """``action_index(action)``, its error naming the agent and the legal actions."""
+        try:
+            return action_index(action)
+        except IllegalActionError as e:
+            g = self.game
+            legal = [self.action_names[a] for a in sorted(g.legal_actions())]
+            raise IllegalActionError(
+                f"{self.agent_selection}: {e}; legal actions now: {legal} (action ids 0..{len(self.action_names) - 1})"
+            ) from None
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -144,29 +207,10 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if not options and self._rng is not None and seed is None:
+        if seed is None and not options and self._rng is not None:
+            _check_options(options)  # {} and None only
             return self._start(self._draw_banker(), self._shuffled_deck())
-        options = dict(options or {})
-        unknown = [k for k in options if k not in RESET_OPTIONS]
-        if unknown:
-            # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
-            # options are ignored, but never silently.
-            warnings.warn(
-                f"ignoring unknown reset option(s) {unknown}; known options: {list(RESET_OPTIONS)}", stacklevel=2
-            )
-        listed: list[int] = []
-        if options.get("deck") is not None:
-            from .cards import parse_deck
-
-            listed = parse_deck(options["deck"], self._deck_cards)
-        banker = options.get("banker")
-        if banker is not None:
-            if (
-                isinstance(banker, bool)
-                or not isinstance(banker, int | np.integer)
-                or not 0 <= banker < self.num_players
-            ):
-                raise ValueError(f"reset option 'banker' must be a seat 0..{self.num_players - 1}, got {banker!r}")
+        seed, listed, banker = self._check_reset(seed, options, stacklevel=3)
         # Validation done: from here on nothing can fail half-way.
         if seed is not None or self._rng is None:
             self._seed(seed)
@@ -177,6 +221,41 @@ class raw_env(AECEnv):
             chosen = set(listed)
             deck = listed + [c for c in deck if c not in chosen]
         self._start(int(banker), deck)
+
+    def _check_reset(
+        self, seed: Any, options: Any, stacklevel: int = 2, warn: bool = True
+    ) -> tuple[int | None, list[int], int | None]:
+        """``reset``'s arguments validated (nothing changes): the seed, the stacked cards
+        and the banker option. A clear ``ValueError`` naming the argument otherwise."""
+        seed = _check_seed(seed)
+        _check_options(options)
+        options = dict(options or {})
+        unknown = [k for k in options if k not in RESET_OPTIONS]
+        if unknown and warn:
+            # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
+            # options are ignored, but never silently.
+            warnings.warn(
+                f"ignoring unknown reset option(s) {unknown}; known options: {list(RESET_OPTIONS)}",
+                stacklevel=stacklevel,
+            )
+        listed: list[int] = []
+        if options.get("deck") is not None:
+            from .cards import parse_deck
+
+            try:
+                listed = parse_deck(options["deck"], self._deck_cards)
+            except ValueError as e:
+                raise ValueError(f"reset option 'deck': {e}") from None
+        banker = options.get("banker")
+        if banker is not None:
+            if (
+                isinstance(banker, bool)
+                or not isinstance(banker, int | np.integer)
+                or not 0 <= banker < self.num_players
+            ):
+                raise ValueError(f"reset option 'banker' must be a seat 0..{self.num_players - 1}, got {banker!r}")
+            banker = int(banker)
+        return seed, listed, banker
 
     def _start(self, banker: int, deck: list[int]) -> None:
         g = self.game
@@ -194,20 +273,24 @@ class raw_env(AECEnv):
         self._hand_no, self._banker = 0, g.banker
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[g.acting_seat]
+        self._started = True
 
     # ------------------------------------------------------------------ step
     def step(self, action: int | None) -> None:
+        if not self._started:
+            raise self._not_started("step()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has left
+            raise self._episode_over("step()") from None
+        if dead:
             self._was_dead_step(action)
             return
         g = self.game
         auction = g.phase == 5
-        if type(action) is not int:  # numpy integers are welcome; anything else is refused
-            if isinstance(action, np.integer) and not isinstance(action, bool):
-                action = int(action)
-            else:
-                raise IllegalActionError(f"{agent}: {g.describe_illegal(action)}")
+        if type(action) is not int:  # numpy integers and 0-d integer arrays are welcome
+            action = self._as_action(action)
         try:
             g.apply(action)
         except IllegalActionError as e:
@@ -282,7 +365,14 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
+        try:
+            seat = self._seat_of[agent]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown agent {agent!r}; the agents are player_0..player_{self.num_players - 1}"
+            ) from None
+        if not self._started:
+            raise self._not_started("observe()")
         g = self.game
         if seat == g.seat and g.phase != 4:
             legal = g.legal_actions()
@@ -297,14 +387,33 @@ class raw_env(AECEnv):
         # Masks are shared read-only arrays (one per set of legal actions): copy to modify.
         return {"observation": self.encoder.observe(seat), "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``, with clear errors before ``reset`` and after the episode."""
+        if not self._started:
+            raise self._not_started("last()")
+        agent = self.agent_selection
+        if agent not in self.terminations:
+            raise self._episode_over("last()")
+        obs = self.observe(agent) if observe else None
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def state(self) -> np.ndarray:
+        if not self._started:
+            raise self._not_started("state()")
         return self.encoder.state()
 
     def legal_action_names(self) -> tuple[str, ...]:
+        """The names of the legal actions, in action-id order (the order of the mask)."""
         legal = self.game.legal_actions()
         names = self._names_cache.get(legal)
         if names is None:
-            names = self._names_cache[legal] = tuple(self.action_names[a] for a in legal)
+            names = self._names_cache[legal] = tuple(self.action_names[a] for a in sorted(legal))
         return names
 
     def _info(self, seat: int) -> dict[str, Any]:
@@ -313,6 +422,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
+        if not self._started:
+            raise self._not_started("render()")
         if self.render_mode is None:
             return None
         text = self.table_text()
@@ -326,6 +437,8 @@ class raw_env(AECEnv):
 
     def table_text(self) -> str:
         """The table as a player watching it sees it, plus the hidden cards in brackets."""
+        if not self._started:
+            raise self._not_started("table_text()")
         g = self.game
         deck, label = self.rules.deck, card_label
         lines = [
@@ -373,13 +486,37 @@ def _forwarding(cls: type) -> type:
     def observation_space(self, agent):
         return self._siete_raw.observation_space(agent)
 
+    def last(self, observe=True):
+        raw = self._siete_raw
+        if raw._started and raw.agent_selection not in raw.terminations:
+            raise raw._episode_over("last()")
+        return cls.last(self, observe)
+
     ns: dict[str, Any] = {n: prop(n) for n in _FORWARDED}
     ns |= {
         "__module__": __name__,
         "__init__": __init__,
         "action_space": action_space,
         "observation_space": observation_space,
+        "last": last,
     }
+    if cls is wrappers.OrderEnforcingWrapper:  # the outermost: validates before any wrapper changes
+
+        def reset(self, seed=None, options=None):
+            self._siete_raw._check_reset(seed, options, warn=False)
+            cls.reset(self, seed=seed, options=options)
+
+        ns["reset"] = reset
+    if cls is wrappers.AssertOutOfBoundsWrapper:
+
+        def step(self, action):
+            # numpy integers and 0-d integer arrays become ints here, before the wrappers
+            # below index the mask with them; anything else is refused by name
+            if action is not None and type(action) is not int:
+                action = self._siete_raw._as_action(action)
+            cls.step(self, action)
+
+        ns["step"] = step
     return type(cls.__name__, (cls,), ns)
 
 

@@ -8,7 +8,7 @@ count 1, so 7½ is ``15``. Every table here is computed once at import.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 SUITS = "oceb"  # oros, copas, espadas, bastos
 SUIT_NAMES = {
@@ -49,11 +49,13 @@ def parse_card(cid: str) -> int:
         ) from None
 
 
-def parse_deck(ids: Iterable[str], allowed: Sequence[int] | None = None) -> list[int]:
-    """Card indices of a list of card ids, refusing unknown ids, duplicates and cards
+def parse_deck(ids: Sequence[str], allowed: Sequence[int] | None = None) -> list[int]:
+    """Card indices of a list (or tuple) of card ids, refusing unknown ids, duplicates and cards
     not in the deck in use (``allowed``)."""
     if isinstance(ids, str):
         raise ValueError(f"a deck is a list of card ids such as ['4o', '7c'], not the string {ids!r}")
+    if not isinstance(ids, list | tuple):
+        raise ValueError(f"a deck is a list of card ids such as ['4o', '7c'], not {type(ids).__name__} {ids!r}")
     cards = [parse_card(c) for c in ids]
     seen: set[int] = set()
     for c in cards:

@@ -168,23 +168,41 @@ class EquilibriumAgent:
         return int(self.rng.choice(len(p), p=p / p.sum()))
 
 
-def load(path: str | Path) -> Solution:
-    """A solution saved by ``Solution.save``."""
-    import ast
+_SOLUTION_KEYS = ("rules", "iterations", "bet", "draw", "hit", "result", "history")
 
-    with np.load(path) as z:
-        rules = ast.literal_eval(str(z["rules"]))
-        return Solution(
-            rules,
-            int(z["iterations"]),
-            z["bet"].astype(np.float64),
-            z["draw"].astype(np.float64),
-            z["hit"].astype(np.float64),
-            NashConv(*map(float, z["result"])),
-            [tuple(r) for r in z["history"].tolist()],
-            source=str(z["source"]) if "source" in z else "cfr+",
-            weights=ast.literal_eval(str(z["weights"])) if "weights" in z else {},
-        )
+
+def load(path: str | Path) -> Solution:
+    """A solution saved by ``Solution.save``; a ``ValueError`` naming the file for
+    anything else."""
+    import ast
+    import zipfile
+
+    what = f"{path} is not a solution file (an .npz saved by evaluate.py --solve or a training run's final.npz)"
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise ValueError(f"{what}: {e}") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise ValueError(f"{what}: it holds a single array")
+    with z:
+        missing = [k for k in _SOLUTION_KEYS if k not in z.files]
+        if missing:
+            raise ValueError(f"{what}: no {', '.join(missing)} in it")
+        try:
+            rules = ast.literal_eval(str(z["rules"]))
+            args = (
+                int(z["iterations"]),
+                z["bet"].astype(np.float64),
+                z["draw"].astype(np.float64),
+                z["hit"].astype(np.float64),
+                NashConv(*map(float, z["result"])),
+                [tuple(r) for r in z["history"].tolist()],
+            )
+            source = str(z["source"]) if "source" in z else "cfr+"
+            weights = ast.literal_eval(str(z["weights"])) if "weights" in z else {}
+        except (ValueError, TypeError, SyntaxError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{what}: {e}") from None
+    return Solution(rules, *args, source=source, weights=weights)
 
 
 def _matching(R: np.ndarray, mask: np.ndarray) -> np.ndarray:

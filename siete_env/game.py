@@ -879,7 +879,7 @@ class Game:
         }
 
     def describe_illegal(self, action: object) -> str:
-        legal = [self.actions[a].name for a in self.legal_actions()]
+        legal = [self.actions[a].name for a in sorted(self.legal_actions())]
         if isinstance(action, int) and 0 <= action < len(self.actions):
             what = f"{action} ({self.actions[action].name})"
         else:

@@ -41,7 +41,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import raw_env
+from .aec import _check_options, _check_seed, action_index, raw_env
 from .features import fold_suits as _fold
 from .features import folded_size, suits_matter
 from .rules import Rules
@@ -224,6 +224,8 @@ class SeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        seed = _check_seed(seed)
+        _check_options(options)
         options = dict(options or {})
         unknown = [k for k in options if k != "deck"]
         if unknown:
@@ -232,7 +234,10 @@ class SeatEnv(gymnasium.Env):
         if deck is not None:
             from .cards import parse_deck
 
-            parse_deck(deck, self.rules.deck_cards())  # refuse a bad deck before anything changes
+            try:  # refuse a bad deck before anything changes
+                parse_deck(deck, self.rules.deck_cards())
+            except ValueError as e:
+                raise ValueError(f"reset option 'deck': {e}") from None
         if seed is not None or not self._seeded:
             self._seed_all(seed)
         skipped = 0
@@ -255,9 +260,10 @@ class SeatEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step() (the episode is over or never started)")
         t = self.table
         me = t.possible_agents[0]
-        if not self.action_space.contains(action):
+        if type(action) is not int:
+            action = action_index(action)  # numpy integers, 0-d integer arrays; a clear error otherwise
+        if not 0 <= action < self.action_space.n:
             raise ValueError(f"action {action!r} is outside the action space {self.action_space}")
-        action = int(action)
         if not self._mask[action]:
             legal = [self.action_names[i] for i in np.flatnonzero(self._mask)]
             msg = f"illegal action {action} ({self.action_names[action]}) for the learner; legal now: {legal}"

@@ -5,6 +5,12 @@
 preset, or a ``Rules``) into a validated ``Rules`` for a table size, or raises a
 ``ValueError`` naming the offending option and what is allowed. Nothing is ever
 half-applied: the input is validated whole before an environment uses it.
+
+Values are as strict as their types (pydantic's strict mode): ``max_splits: "2"`` or
+``remove_sotas: "yes"`` are refused, not coerced; lists are welcome where a tuple is
+wanted (``bet_levels: [1, 2]``). YAML files are parsed to proper types before they get
+here, and command-line values go through ``parse_rule_value``. ``check_table`` refuses
+options that cannot apply at a table size (``side_bets`` heads-up).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ MAX_PLAYERS = 12
 class Rules(BaseModel):
     """One table's rules. Every field is a rule option of RULES.md (section in brackets)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     preset: str = "spanish"
     """Name of the preset these rules started from (informational)."""
@@ -131,6 +137,8 @@ class Rules(BaseModel):
     def _levels(cls, v: Any, info) -> Any:
         if isinstance(v, int | str):
             raise ValueError(f"{info.field_name} is a list of positive integers, e.g. [1, 2, 3, 4, 5]")
+        if isinstance(v, list):
+            return tuple(v)  # a list (YAML, JSON, Python) where the field is a tuple
         return v
 
     @field_validator("bet_levels", "auction_bids")
@@ -140,12 +148,13 @@ class Rules(BaseModel):
             raise ValueError(f"{info.field_name} must be distinct positive integers in increasing order, got {list(v)}")
         return v
 
-    @field_validator("max_splits")
+    @field_validator("max_splits", mode="before")
     @classmethod
     def _splits(cls, v: Any) -> Any:
-        if isinstance(v, int) and not 0 <= v <= 3:
-            raise ValueError(f"max_splits must be 'auto' or an integer 0..3, got {v}")
-        return v
+        # one clear message instead of one per member of the union
+        if v == "auto" or (type(v) is int and 0 <= v <= 3):
+            return v
+        raise ValueError("max_splits must be 'auto' or an integer 0..3")
 
     @field_validator("wild_card")
     @classmethod
@@ -245,6 +254,33 @@ PRESETS: dict[str, dict[str, Any]] = {
         "reveal_seven_half": True,
     },
 }
+
+
+def check_table(rules: Rules, num_players: int) -> None:
+    """Refuse options that cannot apply at a table of ``num_players`` (a ``ValueError``
+    naming the option): ``side_bets`` needs two punters, one to back the other's hand."""
+    if rules.side_bets and num_players < 3:
+        raise ValueError(
+            f"side_bets: true needs at least 3 players (a punter backs another punter's hand); "
+            f"this table has {num_players}"
+        )
+
+
+_WORDS = {"on": True, "yes": True, "y": True, "off": False, "no": False, "n": False}
+
+
+def parse_rule_value(option: str, raw: str) -> Any:
+    """A command-line value (``--rule option=value``, ``--set rules.option=value``) as the
+    option's type: YAML, except YAML 1.1's on/off/yes/no (and y/n), which are booleans for
+    a boolean option and stay words otherwise (``four_swap=off`` is the option ``off``)."""
+    word = raw.strip()
+    field = Rules.model_fields.get(option)
+    if word.lower() in _WORDS:
+        return _WORDS[word.lower()] if field is not None and field.annotation is bool else word
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
 
 
 def option_help() -> str:
