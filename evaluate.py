@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -466,6 +467,12 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--players must be 2..12, got {args.players}")
         if args.seed < 0:
             raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        for flag in ("json", "csv"):  # before the work, not after it
+            check_output_file(getattr(args, flag), f"--{flag}")
+        check_output_file(args.solve, "--solve", make_folder=True)
+        check_output_folder(args.plots, "--plots")
         if args.maps and not args.plots:
             raise ValueError("--maps draws into the --plots folder: give --plots DIR too")
         if (args.exact or args.solve) and args.players != 2:
@@ -519,6 +526,38 @@ def main(argv: list[str] | None = None) -> int:
             plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
         print(f"plots in {args.plots}")
     return 0
+
+
+def check_output_file(path: Path | None, flag: str, make_folder: bool = False) -> None:
+    """Refuse an output file that could not be written (its folder missing or read-only,
+    or a folder in its place), naming the flag, before any work is done. ``make_folder``:
+    the folder will be created, so it only needs to be creatable."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"{flag} {path}: is a folder; give a file path")
+    if make_folder:
+        return check_output_folder(path.parent, flag)
+    parent = path.parent
+    if not parent.exists():
+        raise ValueError(f"{flag} {path}: the folder {parent} does not exist")
+    if not parent.is_dir():
+        raise ValueError(f"{flag} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{flag} {path}: not writable")
+
+
+def check_output_folder(path: Path | None, flag: str) -> None:
+    """Refuse an output folder that could not be created or written, naming the flag."""
+    if path is None:
+        return
+    p = path
+    while not p.exists() and p != p.parent:  # the nearest existing ancestor
+        p = p.parent
+    if not p.is_dir():
+        raise ValueError(f"{flag} {path}: {p} is not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path}: {p} is not writable")
 
 
 def yaml_value(raw: str) -> Any:
@@ -614,9 +653,16 @@ def _rerun(run_dir: Path) -> int:
         print(f"error: {run_dir} is not a finished training run (missing {', '.join(missing)}); "
               f"an interrupted run goes on with: python train.py --resume {run_dir}", file=sys.stderr)  # fmt: skip
         return 2
-    cfg = load_config(run_dir / "config.yaml")
-    state = json.loads((run_dir / "state.json").read_text())
-    run_report(cfg, run_dir, state)
+    from train import lock_run_dir
+
+    try:
+        cfg = load_config(run_dir / "config.yaml")
+        with lock_run_dir(run_dir):  # not while a training process writes there
+            state = json.loads((run_dir / "state.json").read_text())
+            run_report(cfg, run_dir, state)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -27,10 +27,13 @@ as the uninterrupted run would have.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -375,14 +378,100 @@ def _venv(cfg: TrainConfig, role: str, seed: int):
     return VecMonitor(DummyVecEnv(fns))
 
 
-def _learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter) -> None:
+# --------------------------------------------------------------------------- the run folder's lock
+LOCK_WAIT = 10.0  # seconds a run waits for the learners of an earlier (killed) run to end
+_HELD: dict[str, Any] = {}  # run folders this process holds: resolved path -> [lock file, depth]
+
+
+def _flock(f, mode: int) -> bool:
+    """``flock`` without blocking: whether it was granted (always, where there is no fcntl)."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: no lock
+        return True
+    try:
+        fcntl.flock(f, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def lock_run_dir(run_dir: Path, wait: float | None = None) -> Iterator[None]:
+    """Hold a run folder for this process (re-entrant): ``.lock``, exclusively; another
+    process holding it is refused with a ``ValueError`` naming its pid. A run also waits up
+    to ``wait`` seconds (default ``LOCK_WAIT``) for learner processes of an earlier run of
+    the folder (one killed a moment ago) to end: each learner holds ``.learners.lock``,
+    shared, for its whole life. So a resume never races a previous run's learners."""
+    import fcntl
+
+    key = str(Path(run_dir).resolve())
+    if key in _HELD:
+        _HELD[key][1] += 1
+        try:
+            yield
+        finally:
+            _HELD[key][1] -= 1
+        return
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    f = open(run_dir / ".lock", "a+")  # held until the end of the run
+    try:
+        if not _flock(f, fcntl.LOCK_EX):
+            f.seek(0)
+            pid = f.read().strip() or "unknown"
+            raise ValueError(
+                f"run folder {run_dir} is in use by another training process (pid {pid}); "
+                "wait for it to end, or use another run folder"
+            )
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        wait = LOCK_WAIT if wait is None else wait
+        with open(run_dir / ".learners.lock", "a") as g:
+            deadline = time.monotonic() + wait
+            while not _flock(g, fcntl.LOCK_EX):  # released again when g closes
+                if time.monotonic() >= deadline:
+                    raise ValueError(
+                        f"run folder {run_dir}: learner processes of an earlier run still hold it after {wait:g} s "
+                        f"(they hold {run_dir / '.learners.lock'}); end them and try again"
+                    )
+                time.sleep(0.05)
+        _HELD[key] = [f, 1]
+        yield
+    finally:
+        _HELD.pop(key, None)
+        f.close()  # releases the lock
+
+
+def _hold_as_learner(run_dir: str):
+    """A learner's share of its run folder (``.learners.lock``), for its whole life."""
+    f = open(Path(run_dir) / ".learners.lock", "a")
+    try:
+        import fcntl
+
+        fcntl.flock(f, fcntl.LOCK_SH)
+    except ImportError:
+        pass
+    return f
+
+
+def _learner(
+    role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter, parent_pid: int
+) -> None:
     """A learner process: owns one role's environments and model; for each request
     ``(generation, pool, seed)`` it learns ``steps`` env steps against ``pool``, saves a
     snapshot and answers ``(relative path, seconds in learn())``. ``counter`` counts its
-    env steps for the progress bar."""
+    env steps for the progress bar. It dies with its parent (``parent_pid``), even a
+    parent killed by SIGKILL, and holds a share of the run folder's lock while it lives."""
     import signal
     import traceback
 
+    from agents.tournament import die_with_parent
+
+    die_with_parent(parent_pid)
+    _lock = _hold_as_learner(run_dir)  # held until the process ends
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     try:
         import torch
@@ -453,7 +542,13 @@ def new_state() -> dict[str, Any]:
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, Any]:
-    """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state."""
+    """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state.
+    The run folder is locked meanwhile (``lock_run_dir``)."""
+    with lock_run_dir(run_dir):
+        return _train(cfg, run_dir, resume)
+
+
+def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
     import multiprocessing as mp
 
     from tqdm.auto import tqdm
@@ -471,7 +566,15 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, An
         snaps = state[f"{role}_snapshots"]
         procs[role] = ctx.Process(
             target=_learner,
-            args=(role, cfg.model_dump(), str(run_dir), snaps[-1] if snaps else None, child, counters[role]),
+            args=(
+                role,
+                cfg.model_dump(),
+                str(run_dir),
+                snaps[-1] if snaps else None,
+                child,
+                counters[role],
+                os.getpid(),
+            ),
             daemon=True,
         )
         procs[role].start()
@@ -736,6 +839,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")
     ap.add_argument("--no-eval", action="store_true", help="skip the final evaluation report")
     args = ap.parse_args(argv)
+    lock = contextlib.ExitStack()
     try:
         if args.resume and (args.config or args.run_dir):
             raise ValueError("--resume takes the run folder's own config.yaml: drop --config and --run-dir")
@@ -744,16 +848,24 @@ def main(argv: list[str] | None = None) -> int:
             if not (run_dir / "config.yaml").exists():
                 raise ValueError(f"--resume {run_dir}: no config.yaml there (not a run folder)")
             cfg = load_config(run_dir / "config.yaml", args.set)
+            lock.enter_context(lock_run_dir(run_dir))  # held through the report
         else:
             cfg = load_config(args.config, args.set)
             run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
+            lock.enter_context(lock_run_dir(run_dir))  # held through the report
             if (run_dir / "state.json").exists():
                 raise ValueError(
                     f"run folder {run_dir} already holds a run: use --resume {run_dir} or another --run-dir"
                 )
     except ValueError as e:
+        lock.close()
         print(f"error: {e}", file=sys.stderr)
         return 2
+    with lock:
+        return _main(args, cfg, run_dir)
+
+
+def _main(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> int:
     t0 = time.perf_counter()
     print(f"run folder: {run_dir}")
     try:

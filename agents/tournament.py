@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -169,6 +170,34 @@ def _play(kwargs: dict[str, Any]) -> MatchResult:
     return play_match(**kwargs)
 
 
+def die_with_parent(parent_pid: int) -> None:
+    """Make this child process end when its parent dies, even by SIGKILL (no orphan goes
+    on playing or writing files): on Linux the kernel kills it (``prctl(PR_SET_PDEATHSIG,
+    SIGKILL)``); everywhere a daemon thread checks twice a second that its parent is still
+    ``parent_pid``. Call it first thing in the child."""
+    import signal
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # the watchdog below still works
+    if os.getppid() != parent_pid:  # the parent died before prctl
+        os._exit(1)
+
+    def watchdog() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watchdog, name="die-with-parent", daemon=True).start()
+
+
 def play_matches(
     jobs: Sequence[dict[str, Any]], workers: int = 1, progress: Callable | None = None
 ) -> list[MatchResult]:
@@ -188,7 +217,7 @@ def play_matches(
     # Longest jobs first: a match's cost grows with its hands.
     order = sorted(range(len(jobs)), key=lambda i: -jobs[i].get("hands", 200_000))
     # spawn: fresh interpreters (the caller may have torch loaded; a fork would copy it)
-    with mp.get_context("spawn").Pool(workers) as pool:
+    with mp.get_context("spawn").Pool(workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         for i, res in zip(order, pool.imap(_play, [jobs[i] for i in order]), strict=True):
             results[i] = res
             if progress:

@@ -3,6 +3,11 @@ finding, each reproducing it as reported."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -263,6 +268,147 @@ def test_a_non_solution_npz_is_refused_clearly(tmp_path):
     np.savez(f, a=np.zeros(3))
     with pytest.raises(ValueError, match=r"x\.npz is not a solution file.*evaluate\.py --solve"):
         cfr.load(f)
+
+
+@pytest.mark.parametrize("workers", ["0", "-3"])
+def test_evaluate_refuses_nonpositive_workers(workers, capsys):
+    from evaluate import main
+
+    assert main(["--hands", "100", "--workers", workers]) == 2
+    assert f"--workers must be at least 1, got {workers}" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- 8: output paths
+def _evaluate(*args, timeout=60):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize("flag", ["--json", "--csv"])
+def test_evaluate_checks_output_paths_before_the_work(flag, tmp_path):
+    # 10^8 hands per pairing: the check must come first (the timeout fails the test otherwise)
+    r = _evaluate("--hands", 100_000_000, flag, "/no/such/dir/out.json")
+    assert r.returncode == 2
+    assert f"{flag} /no/such/dir/out.json" in r.stderr and "does not exist" in r.stderr
+    r = _evaluate("--hands", 100_000_000, flag, tmp_path)
+    assert r.returncode == 2 and "is a folder" in r.stderr
+
+
+def test_evaluate_checks_the_plots_folder_before_the_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = _evaluate("--hands", 100_000_000, "--plots", blocker / "sub")
+    assert r.returncode == 2 and "--plots" in r.stderr and "not a folder" in r.stderr
+
+
+# --------------------------------------------------------------------------- 9: orphans, run lock
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has died (an init that does not reap keeps it)
+
+
+TINY_LONG = {  # learners that are still busy in learn() when their parent is killed
+    "name": "orphans",
+    "generations": 1,
+    "n_envs": 1,
+    "punter": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
+    "banker": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
+    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
+    "evaluation": {"punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1, "exact": False},
+}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_learners_die_with_a_killed_train_py(tmp_path):
+    """SIGKILL train.py while both learners are in learn(): they (and the resource tracker)
+    are gone within 2 s and write nothing more into the run folder. ~10 s: two spawned
+    interpreters import torch and sb3."""
+    cfg, run = tmp_path / "c.yaml", tmp_path / "run"
+    cfg.write_text(yaml.safe_dump(TINY_LONG))
+    p = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--config", str(cfg), "--run-dir", str(run), "--no-eval"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (len(list((run / "tb").glob("punter_*"))) and len(list((run / "tb").glob("banker_*")))):
+            assert p.poll() is None, p.stderr.read().decode()[-3000:]
+            assert time.monotonic() < deadline, "the learners never started learning"
+            time.sleep(0.1)
+        kids = _children(p.pid)
+        assert len(kids) >= 2, kids
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        t0 = time.monotonic()
+        while any(_alive(k) for k in kids) and time.monotonic() - t0 < 2:
+            time.sleep(0.05)
+        assert not [k for k in kids if _alive(k)], "processes outlived their parent"
+        time.sleep(0.5)
+        assert not list(run.glob("gen_*/*.zip"))
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # whatever is left of that session (ours)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_run_folder_is_locked(tmp_path):
+    from train import lock_run_dir
+
+    with lock_run_dir(tmp_path):
+        with lock_run_dir(tmp_path):  # re-entrant in the process that holds it
+            pass
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[2]); from train import lock_run_dir\n"
+            "from pathlib import Path\n"
+            "try:\n"
+            "    with lock_run_dir(Path(sys.argv[1]), wait=0.2): pass\n"
+            "except ValueError as e:\n"
+            "    print(e); sys.exit(3)\n"
+        )
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path), str(ROOT)], capture_output=True, text=True)
+        assert r.returncode == 3, r.stderr
+        assert f"run folder {tmp_path} is in use by another training process (pid {os.getpid()})" in r.stdout
+    with lock_run_dir(tmp_path):  # released
+        pass
+
+
+def test_train_refuses_a_locked_run_folder(tmp_path):
+    from train import lock_run_dir
+
+    with lock_run_dir(tmp_path):
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[2]); import train; train.LOCK_WAIT = 0.2\n"
+            "sys.exit(train.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
+        )
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "is in use by another training process" in r.stderr
+    assert not (tmp_path / "state.json").exists() and not (tmp_path / "config.yaml").exists()
 
 
 # --------------------------------------------------------------------------- 10: legal_actions order
