@@ -1,0 +1,418 @@
+"""A fuzz campaign: random-legal play with every invariant checked at every step.
+
+    python -m siete_env.fuzz --hands 100000 --presets all --players 2 3 5 8 12 --random-rules
+
+For each preset it plays at least ``--hands`` hands, through PettingZoo's wrapped ``env()``
+and the bare ``raw_env()`` in turn, at the table sizes of ``--players``; with
+``--random-rules`` every few episodes draw a random valid combination of rule options on
+the preset (combinations the ``Rules`` model or the table size refuse are skipped). Every
+action is drawn uniformly from the legal ones and given as an ``int``, a numpy integer or
+a 0-d array. After every step it checks:
+
+- the step's rewards sum to zero; each agent's rewards so far add up to its seat's chips
+  (``Game.chips``), the chips sum to zero, and ``infos[agent]["chips"]`` agrees;
+- every live agent's observation is inside ``observation_space`` (only the acting agent
+  has a non-zero mask) and ``state()`` inside ``state_space`` (finite);
+- the acting agent's mask lists exactly ``infos[agent]["legal_actions"]`` (names, in
+  action-id order), and is never empty; the others' ``legal_actions`` are empty;
+- the cards are conserved (``Game.all_cards()`` is a permutation of the rules' deck);
+- the episode terminates (all agents together, within a step bound), with its hands
+  played or fewer than two seats able to play, and every agent leaves by dead steps.
+
+It prints hands, steps and violations per preset, then the first violations with what
+reproduces each one (``check_episode(rules, players, api, seed)``), and exits with 1 if
+there was any. Deterministic under ``--seed`` (each preset's play depends only on the
+seed and the preset: ``--workers`` plays presets in parallel with the same results); it
+never touches the global ``random`` or ``numpy.random`` generators. docs/testing.md has
+a long run's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .aec import env as make_env
+from .aec import raw_env
+from .rules import PRESETS, check_table, resolve_rules
+
+APIS = ("env", "raw_env")
+HANDS_PER_CONFIG = 40  # hands played with one (rules, players, api) before the next draw
+MAX_VIOLATIONS = 20  # a preset stops there (a broken episode may play no hand at all)
+
+# Values a random rule combination draws from, per option (``--random-rules``).
+RULE_CHOICES: dict[str, list[Any]] = {
+    "deck": ["spanish", "italian", "french"],
+    "remove_sotas": [False, True],
+    "wild_card": [None, "12o", "7c", "1b", "10e"],
+    "reshuffle": ["every_hand", "when_exhausted"],
+    "four_swap": ["off", "optional", "mandatory"],
+    "burn_three_four": [False, True],
+    "ace_half": [False, True],
+    "bet_levels": [[1], [1, 2], [1, 2, 3, 4, 5], [2, 5, 10]],
+    "raise_on_draw": [False, True],
+    "draw_face_down": [False, True],
+    "all_face_up": [False, True],
+    "reveal_seven_half": [False, True],
+    "max_splits": ["auto", 0, 1, 2, 3],
+    "split_any_pair": [False, True],
+    "fusilar": [False, True],
+    "fusilar_pays": [1, 4, 8],
+    "canto": [False, True],
+    "banker_must_chase": [False, True],
+    "banker_policy_rule": ["free", "hit_below_6"],
+    "seven_half_pays": [1, 2, 3],
+    "banker_seven_half_collects": [1, 2],
+    "both_seven_half_collects": [1, 4],
+    "reale_pays": [None, 2, 3],
+    "banker_reale_collects": [1, 2],
+    "both_reale_collects": [1, 2],
+    "bank_passes": ["seven_half", "reale", "never", "when_exhausted"],
+    "bank_auction": [False, True],
+    "auction_bids": [[1, 2, 5, 10], [1], [3, 4]],
+    "triplee": [False, True],
+    "triplee_pays": [2, 3],
+    "side_bets": [False, True],
+    "side_bet_stake": [1, 3],
+    "hands_per_episode": [1, 2, 3, 6],
+    "starting_chips": [None, 1, 3, 10, 30],
+}
+
+
+@dataclass
+class Violation:
+    """A broken invariant, with what reproduces it."""
+
+    preset: str
+    rules: dict[str, Any]
+    players: int
+    api: str
+    seed: int
+    step: int
+    message: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.preset}, {self.players} players, {self.api}(), episode seed {self.seed}, step {self.step}: "
+            f'{self.message}\n    rules: {self.rules}\n    reproduce: python -c "from siete_env.fuzz import '
+            f'check_episode; print(check_episode({self.rules!r}, {self.players}, {self.api!r}, {self.seed}))"'
+        )
+
+
+@dataclass
+class Tally:
+    """One preset's figures."""
+
+    hands: int = 0
+    steps: int = 0
+    episodes: int = 0
+    configs: int = 0
+    refused: int = 0  # random rule draws the Rules model or the table size refused
+    violations: list[Violation] = field(default_factory=list)
+
+
+class _Broken(Exception):
+    """A broken invariant inside ``check_episode`` (its message says which)."""
+
+
+def _action(a: int, rng: np.random.Generator) -> Any:
+    """The action id as one of the forms ``step`` takes: int, numpy integer, 0-d array."""
+    k = int(rng.integers(4))
+    if k == 0:
+        return np.int64(a)
+    if k == 1:
+        return np.array(a)
+    return a
+
+
+def check_episode(rules: Any, num_players: int, api: str, seed: int, table: Any = None) -> tuple[int, int, list[str]]:
+    """Play one random-legal episode (``reset(seed=seed)``, actions drawn from a generator
+    seeded by ``seed``) checking every invariant at every step. ``table``: an environment
+    of these rules and players to reuse (the same play as a fresh one). Returns (hands
+    played, live steps, the broken invariants: at most one, the episode stops there)."""
+    e = table if table is not None else (make_env if api == "env" else raw_env)(num_players=num_players, rules=rules)
+    steps = 0
+    try:
+        steps = _play(e, seed)
+    except _Broken as b:
+        steps_done, msg = b.args
+        return e.unwrapped.game.hand_no, steps_done, [msg]
+    except Exception as ex:  # noqa: BLE001  (any exception is a finding)
+        tb = traceback.format_exception_only(type(ex), ex)[-1].strip()
+        return e.unwrapped.game.hand_no, steps, [f"exception: {tb}"]
+    return e.unwrapped.game.hand_no, steps, []
+
+
+def _play(e: Any, seed: int) -> int:
+    raw = e.unwrapped
+    e.reset(seed=seed)
+    g = raw.game
+    n = raw.num_players
+    names = raw.action_names
+    agents = list(raw.possible_agents)
+    seat_of = {a: i for i, a in enumerate(agents)}
+    deck = sorted(raw.rules.deck_cards())
+    obs_space = e.observation_space(agents[0])
+    box = obs_space["observation"]
+    low, high = box.low, box.high
+    state_space = raw.state_space
+    rng = np.random.default_rng([seed, 1])
+    totals = [0] * n
+    bound = 200 * n * raw.rules.hands_per_episode + 50
+    steps = 0
+
+    def broken(msg: str) -> _Broken:
+        return _Broken(steps, msg)
+
+    def check_table_state() -> None:
+        if sorted(g.all_cards()) != deck:
+            raise broken("cards not conserved: Game.all_cards() is not a permutation of the deck")
+        chips = list(g.chips)
+        if sum(chips) != 0:
+            raise broken(f"chips do not sum to zero: {chips}")
+        if totals != chips:
+            raise broken(f"rewards so far {totals} differ from the chips {chips}")
+        for a, info in e.infos.items():
+            if info["chips"] != chips[seat_of[a]]:
+                raise broken(f"infos[{a!r}]['chips'] is {info['chips']}, the seat's chips {chips[seat_of[a]]}")
+        st = e.state()
+        if not state_space.contains(st) or not np.isfinite(st).all():
+            raise broken("state() is outside state_space")
+        live = list(e.agents)
+        if live:
+            acting = e.agent_selection
+            obs = []
+            for a in live:
+                d = e.observe(a)
+                o = d["observation"]
+                if o.dtype != box.dtype or o.shape != box.shape:
+                    raise broken(f"observation of {a} has dtype {o.dtype} and shape {o.shape}, not the space's")
+                if a != acting and (d["action_mask"].any() or e.infos[a]["legal_actions"]):
+                    raise broken(f"{a} has legal actions while {acting} acts")
+                obs.append(o)
+            stacked = np.stack(obs)
+            if not ((stacked >= low).all() and (stacked <= high).all()):
+                bad = [a for a, o in zip(live, obs, strict=True) if not box.contains(o)]
+                raise broken(f"observations of {bad} are outside observation_space")
+
+    check_table_state()
+    while e.agents:
+        agent = e.agent_selection
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            if not all(e.terminations[a] or e.truncations[a] for a in e.agents):
+                raise broken(f"{agent} ended but not every agent did")
+            e.step(None)
+            continue
+        if not obs_space.contains(obs):
+            raise broken(f"the observation of {agent} (acting) is outside observation_space")
+        mask = obs["action_mask"]
+        legal = np.flatnonzero(mask)
+        if not len(legal):
+            raise broken(f"{agent} acts with an empty mask")
+        listed = tuple(names[i] for i in legal)
+        if info["legal_actions"] != listed:
+            raise broken(f"infos[{agent!r}]['legal_actions'] {list(info['legal_actions'])} != the mask {list(listed)}")
+        e.step(_action(int(legal[rng.integers(len(legal))]), rng))
+        steps += 1
+        rewards = e.rewards
+        if sum(rewards.values()) != 0:
+            raise broken(f"the step's rewards sum to {sum(rewards.values())}, not 0: {rewards}")
+        for a, r in rewards.items():
+            totals[seat_of[a]] += r
+        check_table_state()
+        if steps > bound:
+            raise broken(f"no termination after {bound} steps")
+    if raw.game.phase != 4:
+        raise broken("every agent left but the game is not over")
+    if g.hand_no != raw.rules.hands_per_episode and sum(g.active(s) for s in range(n)) >= 2:
+        raise broken(f"the episode ended after {g.hand_no} of {raw.rules.hands_per_episode} hands")
+    return steps
+
+
+def random_rules(preset: str, rng: np.random.Generator, num_players: int) -> dict[str, Any] | None:
+    """A random combination of rule options on ``preset`` (each option drawn with
+    probability 0.3), or None if the ``Rules`` model or the table size refuse it."""
+    spec: dict[str, Any] = {"preset": preset}
+    for name, values in RULE_CHOICES.items():
+        if rng.random() < 0.3:
+            spec[name] = values[int(rng.integers(len(values)))]
+    try:
+        check_table(resolve_rules(spec), num_players)
+    except ValueError:
+        return None
+    return spec
+
+
+def campaign(
+    hands: int,
+    presets: list[str],
+    players: list[int],
+    random_rules_: bool = False,
+    seed: int = 0,
+    apis: tuple[str, ...] = APIS,
+    progress: Any = None,
+) -> dict[str, Tally]:
+    """At least ``hands`` hands per preset (see the module doc). Each preset's play depends
+    only on (``seed``, the preset's name) and the other arguments."""
+    out: dict[str, Tally] = {}
+    for preset in presets:
+        t = out[preset] = Tally()
+        rng = np.random.default_rng([seed, *preset.encode()])
+        k = 0
+        while t.hands < hands and len(t.violations) < MAX_VIOLATIONS:
+            n = players[k % len(players)]
+            api = apis[(k // len(players)) % len(apis)]
+            k += 1
+            spec: dict[str, Any] | None = {"preset": preset}
+            if random_rules_:
+                for _ in range(100):
+                    spec = random_rules(preset, rng, n)
+                    if spec is not None:
+                        break
+                    t.refused += 1
+                if spec is None:
+                    continue
+            table = (make_env if api == "env" else raw_env)(num_players=n, rules=spec)
+            t.configs += 1
+            played = 0
+            while played < HANDS_PER_CONFIG and t.hands < hands and len(t.violations) < MAX_VIOLATIONS:
+                ep_seed = int(rng.integers(2**62))
+                h, s, broken = check_episode(spec, n, api, ep_seed, table)
+                played += max(h, 1)
+                t.hands += h
+                t.steps += s
+                t.episodes += 1
+                for msg in broken:
+                    t.violations.append(Violation(preset, spec, n, api, ep_seed, s, msg))
+                if broken:
+                    table = (make_env if api == "env" else raw_env)(num_players=n, rules=spec)
+        if progress:
+            progress(preset, t)
+    return out
+
+
+def _worker_init(parent_pid: int) -> None:
+    try:
+        from agents.tournament import die_with_parent  # no orphan outlives a killed campaign
+    except ImportError:
+        return
+    die_with_parent(parent_pid)
+
+
+def _one_preset(args: tuple) -> Tally:
+    hands, preset, players, random_rules_, seed, apis = args
+    return campaign(hands, [preset], players, random_rules_, seed, apis)[preset]
+
+
+def run_parallel(
+    hands: int,
+    presets: list[str],
+    players: list[int],
+    random_rules_: bool,
+    seed: int,
+    apis: tuple[str, ...],
+    workers: int,
+    progress: Any = None,
+) -> dict[str, Tally]:
+    """``campaign``, one preset per task in ``workers`` processes (the same results)."""
+    if workers <= 1 or len(presets) <= 1:
+        return campaign(hands, presets, players, random_rules_, seed, apis, progress)
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    done: dict[str, Tally] = {}
+    with ProcessPoolExecutor(
+        min(workers, len(presets)), mp_context=mp.get_context("spawn"), initializer=_worker_init,
+        initargs=(os.getpid(),),
+    ) as pool:  # fmt: skip
+        futures = {pool.submit(_one_preset, (hands, p, players, random_rules_, seed, apis)): p for p in presets}
+        for f in as_completed(futures):
+            done[futures[f]] = f.result()
+            if progress:
+                progress(futures[f], done[futures[f]])
+    return {p: done[p] for p in presets}
+
+
+def table_text(tallies: dict[str, Tally]) -> str:
+    rows = [("preset", "hands", "steps", "episodes", "rule sets", "violations")]
+    for p, t in tallies.items():
+        rows.append((p, f"{t.hands:,}", f"{t.steps:,}", f"{t.episodes:,}", f"{t.configs:,}", f"{len(t.violations)}"))
+    tot = list(tallies.values())
+    rows.append(
+        (
+            "total",
+            f"{sum(t.hands for t in tot):,}",
+            f"{sum(t.steps for t in tot):,}",
+            f"{sum(t.episodes for t in tot):,}",
+            f"{sum(t.configs for t in tot):,}",
+            f"{sum(len(t.violations) for t in tot)}",
+        )
+    )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        for r in rows
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m siete_env.fuzz",
+        description="Random-legal play through env() and raw_env() with every invariant checked at every step.",
+    )
+    ap.add_argument("--hands", type=int, default=10_000, help="hands per preset (at least; default 10000)")
+    ap.add_argument("--presets", nargs="+", default=["all"], help=f"'all' or some of: {', '.join(PRESETS)}")
+    ap.add_argument("--players", nargs="+", type=int, default=[2, 3, 5, 8, 12], help="table sizes, 2..12")
+    ap.add_argument("--random-rules", action="store_true", help="random valid rule combinations on each preset")
+    ap.add_argument("--api", choices=["both", *APIS], default="both", help="which environment (default both)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--show", type=int, default=5, help="violations printed (default 5)")
+    ap.add_argument("--workers", type=int, default=1, help="processes, one preset each at a time (default 1)")
+    args = ap.parse_args(argv)
+    presets = list(PRESETS) if args.presets == ["all"] else args.presets
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        ap.error(f"unknown preset(s) {unknown}; presets: {', '.join(PRESETS)} or 'all'")
+    if any(not 2 <= n <= 12 for n in args.players):
+        ap.error(f"--players must be table sizes 2..12, got {args.players}")
+    if args.hands < 1 or args.seed < 0 or args.workers < 1:
+        ap.error("--hands and --workers must be at least 1, --seed non-negative")
+    apis = APIS if args.api == "both" else (args.api,)
+    print(
+        f"fuzz: {args.hands:,} hands per preset, presets {', '.join(presets)}, players {args.players}, "
+        f"{'random' if args.random_rules else 'preset'} rules, {' and '.join(f'{a}()' for a in apis)}, seed {args.seed}",
+        flush=True,
+    )
+    t0 = time.perf_counter()
+
+    def progress(preset: str, t: Tally) -> None:
+        print(
+            f"  {preset}: {t.hands:,} hands, {t.steps:,} steps, {len(t.violations)} violations "
+            f"({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
+
+    tallies = run_parallel(
+        args.hands, presets, args.players, args.random_rules, args.seed, apis, args.workers, progress
+    )
+    print(table_text(tallies))
+    refused = sum(t.refused for t in tallies.values())
+    if args.random_rules:
+        print(f"random rule draws refused by the Rules model or the table size (skipped): {refused:,}")
+    print(f"wall time {time.perf_counter() - t0:.0f} s")
+    found = [v for t in tallies.values() for v in t.violations]
+    for v in found[: args.show]:
+        print(f"VIOLATION {v}")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
