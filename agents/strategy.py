@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from siete_env.cards import N_CARDS, VALUE2
+from siete_env.encoding import HandFeature
+from siete_env.game import Phase, Status
 
 # Totals are indexed in half points (t2 = 2 * total, 0..15).
 N_T2 = 16
@@ -37,10 +39,8 @@ FIRST_T2 = [int(2 * v) for v in FIRST_CARDS]
 HIDDEN_LABELS: list[Any] = ["none", *FIRST_CARDS]  # face-down card value columns
 FACE_UP_TOTALS = [t / 2 for t in range(N_T2)]  # 0 .. 7.5: a punter's face-up total
 
-# Draw-phase action kinds.
+# Draw-phase decisions, as counted (columns of the ``draw`` counts).
 _STAND, _HIT_UP, _HIT_DOWN, _RAISE, _OTHER = range(5)
-# Phases (siete_env.game.Phase).
-_BET, _DRAW, _BANKER = 0, 1, 3
 
 
 def _t2(x: float) -> int:
@@ -74,14 +74,18 @@ class StrategyRecorder:
         A = len(self.action_names)
         ids = {name: i for i, name in enumerate(self.action_names)}
         self._ids = ids
-        G = L.GLOBAL
-        self._g_bet, self._g_draw, self._g_bank = G + _BET, G + _DRAW, G + _BANKER
+        self._g_bet, self._g_draw = L.phase_feature(Phase.BET), L.phase_feature(Phase.DRAW)
+        self._g_bank = L.phase_feature(Phase.BANKER)
         self._own = [L.hand(0, h) for h in range(L.H)]  # the observer's hand slots
-        W, nH = L.W, L.n * L.H
-        self._fd_cols = np.array([c * W + nH for c in range(N_CARDS)])  # "my face-down card"
-        self._W = W
+        self._fd_cols = np.array([L.own_face_down(c) for c in range(N_CARDS)])  # "my face-down card"
+        self._in_hand = [[L.card(c, 0, h) for c in range(N_CARDS)] for h in range(L.H)]  # card c in own hand h
         # The punters' hand slots as the banker sees them (relative seats 1..n-1).
         self._others = [L.hand(r, h) for r in range(1, L.n) for h in range(L.H)]
+        # hand features, relative to a hand slot's start
+        self._playing = HandFeature.STATUS + Status.PLAYING
+        self._stood = HandFeature.STATUS + Status.STOOD
+        self._total, self._ncards = int(HandFeature.VISIBLE_TOTAL), int(HandFeature.N_CARDS)
+        self._face_down = int(HandFeature.FACE_DOWN)
         kind = [_OTHER] * A
         kind[ids["STAND"]] = _STAND
         kind[ids["HIT_UP"]] = _HIT_UP
@@ -134,29 +138,29 @@ class StrategyRecorder:
 
     def _hand(self, o: np.ndarray) -> int:
         for hb in self._own:
-            if o[hb + 2] == 1.0:  # status "playing"
+            if o[hb + self._playing] == 1.0:
                 return hb
         return self._own[0]
 
     def _draw(self, o: np.ndarray, mask: np.ndarray, a: int) -> None:
         self.decisions[1] += 1
         hb = self._hand(o)
-        t2 = _t2(o[hb + 8])
+        t2 = _t2(o[hb + self._total])
         kind = self._kind[a]
         up_ok = mask[self._hit_up] == 1
         down_ok = self._hit_down >= 0 and mask[self._hit_down] == 1
         if up_ok or down_ok:
-            nc = int(o[hb + 6])
+            nc = int(o[hb + self._ncards])
             self.draw[t2, nc if nc < MAX_CARDS else MAX_CARDS, kind] += 1
         if self._raise_hi and mask[self._raise_lo : self._raise_hi].any():
             self.raise_opp[t2, 1 if kind == _RAISE else 0] += 1
         if up_ok and down_ok and (kind == _HIT_UP or kind == _HIT_DOWN):
             col = 0
-            if o[hb + 7] == 1.0:  # holds a face-down card: which one is the observer's own
+            if o[hb + self._face_down] == 1.0:  # holds a face-down card: which one is the observer's own
                 h = self._own.index(hb)
                 fd = np.flatnonzero(o[self._fd_cols])
                 for c in fd:
-                    if o[c * self._W + h] == 1.0:
+                    if o[self._in_hand[h][c]] == 1.0:
                         col = self._hidden_col[c]
                         break
             self.face[t2, col, 1 if kind == _HIT_DOWN else 0] += 1
@@ -164,7 +168,7 @@ class StrategyRecorder:
     def _bet(self, o: np.ndarray, mask: np.ndarray, a: int) -> None:
         self.decisions[0] += 1
         hb = self._hand(o)
-        t2 = _t2(o[hb + 8])
+        t2 = _t2(o[hb + self._total])
         self.bet[t2, a] += 1
         if self._swap >= 0 and mask[self._swap] == 1:
             self.swap_opp[t2, 1 if a == self._swap else 0] += 1
@@ -173,13 +177,13 @@ class StrategyRecorder:
         self.decisions[2] += 1
         if not (mask[self._hit_up] == 1 and mask[self._stand] == 1):
             return
-        own = _t2(o[self._own[0] + 8])
+        own = _t2(o[self._own[0] + self._total])
         best, hidden = -1.0, 0
         for hb in self._others:
-            if o[hb + 3] == 1.0:  # standing
-                v = o[hb + 8]
+            if o[hb + self._stood] == 1.0:
+                v = o[hb + self._total]
                 if v > best:
-                    best, hidden = v, 1 if o[hb + 7] == 1.0 else 0
+                    best, hidden = v, 1 if o[hb + self._face_down] == 1.0 else 0
         if best < 0:
             return
         self.bank[own, _t2(best), hidden, 1 if a == self._hit_up else 0] += 1

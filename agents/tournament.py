@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from siete_env import raw_env
+from siete_env.game import Phase
 
 from .specs import make_agent
 
@@ -131,9 +132,10 @@ def play_match(
     names = e.possible_agents
     observe = e.observe
     table_seed = int(seeds[0].generate_state(1)[0])
+    over = int(Phase.OVER)
     for ep in range(episodes):
         e.reset(seed=table_seed if ep == 0 else None, options={"banker": 0})
-        while g.phase != 4:
+        while g.phase != over:
             s = g.seat
             obs = observe(names[s])
             a = agents[s](obs)

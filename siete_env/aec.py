@@ -22,6 +22,7 @@ from .game import ActionKind, Game, IllegalActionError, Phase, Status
 from .rules import MAX_PLAYERS, Rules, check_table, resolve_rules
 
 RESET_OPTIONS = ("deck", "banker")
+_AUCTION = int(Phase.AUCTION)  # as a plain int for step()
 _BATCH = 256
 _PER_EPISODE = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "_cumulative_rewards"}
 
@@ -288,7 +289,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         g = self.game
-        auction = g.phase == 5
+        auction = g.phase == _AUCTION
         if type(action) is not int:  # numpy integers and 0-d integer arrays are welcome
             action = self._as_action(action)
         try:
@@ -317,7 +318,7 @@ class raw_env(AECEnv):
                 cum[a] += r
         seat = g.acting_seat
         prev = self._seat_of[agent]
-        if seat < 0 or g.hand_no != self._hand_no or g.banker != self._banker or (auction and g.phase != 5):
+        if seat < 0 or g.hand_no != self._hand_no or g.banker != self._banker or (auction and g.phase != _AUCTION):
             # the episode ended, or a new hand, banker or deal
             self._hand_no, self._banker = g.hand_no, g.banker
             for i, a in enumerate(names):
@@ -374,7 +375,7 @@ class raw_env(AECEnv):
         if not self._started:
             raise self._not_started("observe()")
         g = self.game
-        if seat == g.seat and g.phase != 4:
+        if seat == g.seat and g.phase != Phase.OVER:
             legal = g.legal_actions()
             mask = self._mask_cache.get(legal)
             if mask is None:
@@ -417,7 +418,7 @@ class raw_env(AECEnv):
         return names
 
     def _info(self, seat: int) -> dict[str, Any]:
-        legal = self.legal_action_names() if (seat == self.game.seat and self.game.phase != 4) else ()
+        legal = self.legal_action_names() if (seat == self.game.seat and self.game.phase != Phase.OVER) else ()
         return self.game.info(seat, legal)
 
     # ------------------------------------------------------------------ render
@@ -442,7 +443,7 @@ class raw_env(AECEnv):
         g = self.game
         deck, label = self.rules.deck, card_label
         lines = [
-            f"hand {g.hand_no + (0 if g.phase == 4 else 1)}/{self.rules.hands_per_episode}  "
+            f"hand {g.hand_no + (0 if g.phase == Phase.OVER else 1)}/{self.rules.hands_per_episode}  "
             f"phase {Phase(g.phase).name.lower()}  deck {g.cards_left()} cards"
         ]
         for s in [*g.order, g.banker]:

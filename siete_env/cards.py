@@ -9,6 +9,7 @@ count 1, so 7½ is ``15``. Every table here is computed once at import.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 SUITS = "oceb"  # oros, copas, espadas, bastos
 SUIT_NAMES = {
@@ -23,14 +24,22 @@ RANK_NAMES = {
     "french": {1: "A", 10: "J", 11: "Q", 12: "K"},
 }
 N_CARDS = 40
+N_SUITS = len(SUITS)
+N_RANKS = len(RANKS)  # card ``c`` has rank index ``c % N_RANKS`` and suit ``c // N_RANKS``
 SEVEN_HALF = 15  # 7½ in half points
 
 CARD_IDS: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS)
 CARD_INDEX: dict[str, int] = {cid: i for i, cid in enumerate(CARD_IDS)}
-RANK: tuple[int, ...] = tuple(RANKS[i % 10] for i in range(N_CARDS))
-SUIT: tuple[int, ...] = tuple(i // 10 for i in range(N_CARDS))
+RANK: tuple[int, ...] = tuple(RANKS[i % N_RANKS] for i in range(N_CARDS))
+SUIT: tuple[int, ...] = tuple(i // N_RANKS for i in range(N_CARDS))
 IS_FIGURE: tuple[bool, ...] = tuple(r >= 10 for r in RANK)
 VALUE2: tuple[int, ...] = tuple(1 if r >= 10 else 2 * r for r in RANK)
+
+
+def card_of(rank_index: Any, suit: Any) -> Any:
+    """The card index of a rank index (``0..9``: 1-7, 10, 11, 12) and a suit (ints or
+    integer arrays)."""
+    return suit * N_RANKS + rank_index
 
 
 def card_id(card: int) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, SUIT, VALUE2, parse_card
 from .rules import Rules
@@ -68,32 +68,89 @@ class Status(enum.IntEnum):
 
 
 # Event codes (first item of each tuple in ``Game.events``):
-EV_NEW_HAND = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_shoe, seats_out)
-EV_DEAL = 1  # (EV_DEAL, card, seat, hand, face_up)
-EV_REVEAL = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
-EV_MOVE = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
-EV_RETURN = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck): an initial card leaves (swap/burn)
-EV_STATUS = 5  # (EV_STATUS, seat, hand, old_status, new_status)
-EV_STAKE = 6  # (EV_STAKE, seat, hand, stake)
-EV_TURN = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
-EV_PAY = 8  # (EV_PAY, from_seat, to_seat, amount)
-EV_RESHUFFLE = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
-EV_ANNOUNCE = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
-EV_BID = 11  # (EV_BID, seat, amount): a bid for the bank
-EV_ACE_HALF = 12  # (EV_ACE_HALF, seat): the seat's initial ace now counts ½
-EV_SIDE = 13  # (EV_SIDE, target_seat, stake): a side bet was placed on the seat's hand
+EV_NEW_HAND: Final = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, seen_in_shoe, seats_out)
+EV_DEAL: Final = 1  # (EV_DEAL, card, seat, hand, face_up)
+EV_REVEAL: Final = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
+EV_MOVE: Final = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
+EV_RETURN: Final = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck): an initial card leaves (swap/burn)
+EV_STATUS: Final = 5  # (EV_STATUS, seat, hand, old_status, new_status)
+EV_STAKE: Final = 6  # (EV_STAKE, seat, hand, stake)
+EV_TURN: Final = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
+EV_PAY: Final = 8  # (EV_PAY, from_seat, to_seat, amount)
+EV_RESHUFFLE: Final = 9  # (EV_RESHUFFLE, shoe_size): the discards became a new shoe
+EV_ANNOUNCE: Final = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto) or shot (fusilar)
+EV_BID: Final = 11  # (EV_BID, seat, amount): a bid for the bank
+EV_ACE_HALF: Final = 12  # (EV_ACE_HALF, seat): the seat's initial ace now counts ½
+EV_SIDE: Final = 13  # (EV_SIDE, target_seat, stake): a side bet was placed on the seat's hand
+
+
+FIXED_ACTIONS: Final[tuple[ActionDef, ...]] = tuple(
+    ActionDef(kind.name, kind, 0)
+    for kind in (
+        ActionKind.STAND, ActionKind.HIT_UP, ActionKind.HIT_DOWN, ActionKind.SWAP_FOUR, ActionKind.SPLIT,
+        ActionKind.KEEP,
+    )
+)  # fmt: skip
+"""The actions of every rule set, first in every action table: their ids never change."""
+
+
+def _fixed_id(kind: ActionKind) -> int:
+    return [a.kind for a in FIXED_ACTIONS].index(kind)
+
+
+# The ids of the fixed actions (``build_actions`` puts ``FIXED_ACTIONS`` first).
+STAND: Final = _fixed_id(ActionKind.STAND)
+HIT_UP: Final = _fixed_id(ActionKind.HIT_UP)
+HIT_DOWN: Final = _fixed_id(ActionKind.HIT_DOWN)
+SWAP_FOUR: Final = _fixed_id(ActionKind.SWAP_FOUR)
+SPLIT: Final = _fixed_id(ActionKind.SPLIT)
+KEEP: Final = _fixed_id(ActionKind.KEEP)
+
+MAX_SWAPS: Final = 4
+"""Swaps of an initial 4 a punter may make in one hand ("y así hasta cuatro veces", 000);
+the limit also ends the loop of a deck whose last cards are 4s."""
+FORCED_BANKER_STANDS_AT: Final = 12
+"""``banker_policy_rule: hit_below_6``: the banker hits below this total (half points: 6)
+and stands from it."""
+
+
+def swap_return_position(pos: int, deck_size: int) -> int:
+    """The deck index a swapped 4 goes back to: half-way down the cards left, ``pos`` being
+    the index of the next card to deal (after the replacement was dealt) in a deck of
+    ``deck_size`` cards (the 4 not counted)."""
+    return pos + (deck_size - pos) // 2
+
+
+class Payouts:
+    """Settlement multipliers from the rules: what a standing punter hand wins, in stakes
+    (negative: what it loses), against the banker's total (``7½`` = ``SEVEN_HALF``; above
+    it the banker is bust). Reale scoring applies when ``rules.reale_pays`` is set."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.seven_half: int = rules.seven_half_pays
+        self.banker_seven_half: int = rules.banker_seven_half_collects
+        self.both_seven_half: int = rules.both_seven_half_collects
+        self.reale: int = rules.reale_pays if rules.reale_pays is not None else 1
+        self.banker_reale: int = rules.banker_reale_collects
+        self.both_reale: int = rules.both_reale_collects
+
+    def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
+        """A standing punter total ``punter`` (half points, at most 7½) against the
+        banker's ``banker``: ties and lower totals lose one stake."""
+        if banker == SEVEN_HALF:
+            if banker_reale:
+                return -(self.both_reale if punter_reale else self.banker_reale)
+            return -(self.both_seven_half if punter == SEVEN_HALF else self.banker_seven_half)
+        if banker > SEVEN_HALF or punter > banker:
+            if punter_reale:
+                return self.reale
+            return self.seven_half if punter == SEVEN_HALF else 1
+        return -1
 
 
 def build_actions(rules: Rules, num_players: int = 2) -> tuple[ActionDef, ...]:
     """The flat action table for these rules; the index of an action is its id."""
-    acts = [
-        ActionDef("STAND", ActionKind.STAND, 0),
-        ActionDef("HIT_UP", ActionKind.HIT_UP, 0),
-        ActionDef("HIT_DOWN", ActionKind.HIT_DOWN, 0),
-        ActionDef("SWAP_FOUR", ActionKind.SWAP_FOUR, 0),
-        ActionDef("SPLIT", ActionKind.SPLIT, 0),
-        ActionDef("KEEP", ActionKind.KEEP, 0),
-    ]
+    acts = list(FIXED_ACTIONS)
     acts += [ActionDef(f"BET_{k}", ActionKind.BET, k) for k in rules.bet_levels]
     acts += [ActionDef(f"RAISE_{k}", ActionKind.RAISE, k) for k in rules.bet_levels[1:]]
     if rules.fusilar:
@@ -116,10 +173,30 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
 
-(_STAND, _HIT_UP, _HIT_DOWN, _SWAP, _SPLIT, _KEEP, _BET, _RAISE, _FUSILAR, _NO_BID, _BID, _SELL, _KEEPB, _BURN,
- _ACE) = range(15)  # fmt: skip
-_BETP, _DRAWP, _SPLITP, _BANKP, _OVERP, _AUCTIONP, _SIDEP = range(7)
-_EMPTY, _WAITING, _PLAYING, _STOOD, _BUST = range(5)
+# The enums' values as plain ints for the engine's hot paths (one source: the enums above).
+_K_STAND: Final = int(ActionKind.STAND)
+_K_HIT_UP: Final = int(ActionKind.HIT_UP)
+_K_SWAP: Final = int(ActionKind.SWAP_FOUR)
+_K_SPLIT: Final = int(ActionKind.SPLIT)
+_K_KEEP: Final = int(ActionKind.KEEP)
+_K_RAISE: Final = int(ActionKind.RAISE)
+_K_FUSILAR: Final = int(ActionKind.FUSILAR)
+_K_BID: Final = int(ActionKind.BID)
+_K_SELL: Final = int(ActionKind.SELL_BANK)
+_K_BURN: Final = int(ActionKind.BURN)
+_K_ACE: Final = int(ActionKind.ACE_HALF)
+_BETP: Final = int(Phase.BET)
+_DRAWP: Final = int(Phase.DRAW)
+_SPLITP: Final = int(Phase.SPLIT)
+_BANKP: Final = int(Phase.BANKER)
+_OVERP: Final = int(Phase.OVER)
+_AUCTIONP: Final = int(Phase.AUCTION)
+_SIDEP: Final = int(Phase.SIDE_BETS)
+_EMPTY: Final = int(Status.EMPTY)
+_WAITING: Final = int(Status.WAITING)
+_PLAYING: Final = int(Status.PLAYING)
+_STOOD: Final = int(Status.STOOD)
+_BUST: Final = int(Status.BUST)
 
 
 class Game:
@@ -137,9 +214,9 @@ class Game:
         "banker", "order", "turn", "seat", "hand", "phase", "cards", "hidden", "total",
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
-        "_forced_banker", "_swap_mode", "_pays", "_b75", "_both75", "_legal", "_can_raise",
-        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "_wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
-        "_reale_pays", "_breale", "_both_reale", "announced", "blind", "_fusil_id", "_chase",
+        "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
+        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
+        "_reale", "announced", "blind", "_fusil_id", "_chase",
         "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
     )  # fmt: skip
 
@@ -157,19 +234,15 @@ class Game:
         self._raise_ids = {k: names.index(f"RAISE_{k}") for k in self._levels[1:]}
         self._forced_banker = rules.banker_policy_rule == "hit_below_6"
         self._swap_mode = rules.four_swap
-        self._pays = rules.seven_half_pays
-        self._b75 = rules.banker_seven_half_collects
-        self._both75 = rules.both_seven_half_collects
+        self.payouts = Payouts(rules)
         self._can_raise = rules.raise_on_draw and len(rules.bet_levels) > 1
         self._split_any = rules.split_any_pair
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
         self._reveal75 = rules.reveal_seven_half
-        self._wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1
+        self.wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1  # its card, or -1
         self._shoe = rules.reshuffle == "when_exhausted"
-        self._reale_pays = rules.reale_pays
-        self._breale = rules.banker_reale_collects
-        self._both_reale = rules.both_reale_collects
+        self._reale = rules.reale_pays is not None
         self.discards: list[int] = []  # shoe mode: cards of finished hands
         self.seen_shoe: list[int] = []  # shoe mode: of those, the ones shown face-up
         self._public: list[int] = []  # cards shown face-up in this hand
@@ -312,7 +385,7 @@ class Game:
         to the highest bid or keeps the bank; the price moves between their chips."""
         s = self.seat
         if s != self.banker:
-            if kind == _BID:
+            if kind == _K_BID:
                 self.bids[s] = arg
                 self.events.append((EV_BID, s, arg))
             self.turn += 1
@@ -320,7 +393,7 @@ class Game:
                 return self._turn(self.order[self.turn], _AUCTIONP)
             if any(self.bids):
                 return self._turn(self.banker, _AUCTIONP)
-        elif kind == _SELL:
+        elif kind == _K_SELL:
             price = max(self.bids)
             buyer = self.bids.index(price)
             self._pay(buyer, self.banker, price)
@@ -339,7 +412,7 @@ class Game:
         self.pos += 1
         k = s * self.H + h
         self.cards[k].append(c)
-        if self._wild < 0:
+        if self.wild < 0:
             self.total[k] += VALUE2[c]
         else:
             self.total[k] = self._slot_total(k)
@@ -367,7 +440,7 @@ class Game:
     def hand_total(self, cards: Sequence[int], adjust: int = 0) -> int:
         """Total in half points (``adjust`` added to the cards' sum: -1 for an ace declared
         ½); the wild card counts what gives the best total <= 7½ (alone it counts ½)."""
-        wild = self._wild
+        wild = self.wild
         base = sum(VALUE2[c] for c in cards if c != wild) + adjust
         if wild < 0 or wild not in cards:
             return base
@@ -387,7 +460,7 @@ class Game:
         a, b = cards
         if SUIT[a] != SUIT[b]:
             return False
-        return any((RANK[x] == 7 or x == self._wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
+        return any((RANK[x] == 7 or x == self.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
 
     def _reveal(self, s: int, h: int) -> None:
         k = s * self.H + h
@@ -506,9 +579,7 @@ class Game:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
             rank = RANK[self.cards[k][0]] if first else 0
-            # "y así hasta cuatro veces" (000): at most four swaps a hand, which also ends
-            # the loop of a deck whose last cards are 4s.
-            swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < 4
+            swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < MAX_SWAPS
             burn = first and self._burn_id >= 0 and rank in (3, 4)
             ace = first and self._ace_id >= 0 and rank == 1 and not self.ace_half[k]
             cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
@@ -516,7 +587,7 @@ class Game:
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
             chase = self._chase and t < SEVEN_HALF and any(self.announced)
-            key = (ph, can_draw, self._forced_banker and t < 12, chase)
+            key = (ph, can_draw, self._forced_banker and t < FORCED_BANKER_STANDS_AT, chase)
         elif ph == _SIDEP:
             s = self.seat
             can = self._start_chips is None or self.budget(s) >= self.rules.side_bet_stake
@@ -536,8 +607,8 @@ class Game:
         ph = key[0]
         if ph == _DRAWP:
             _, can_draw, raise_from, shoot, cap, down_only = key
-            draws = [_HIT_DOWN] if down_only else ([_HIT_UP, _HIT_DOWN] if self._draw_down else [_HIT_UP])
-            acts = [_STAND] + (draws if can_draw else [])
+            draws = [HIT_DOWN] if down_only else ([HIT_UP, HIT_DOWN] if self._draw_down else [HIT_UP])
+            acts = [STAND] + (draws if can_draw else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
@@ -549,13 +620,13 @@ class Game:
                 bets = (self._ace_id, *bets)
             if swap:
                 if self._swap_mode == "mandatory":
-                    return (_SWAP,)
-                return (_SWAP, *bets)
+                    return (SWAP_FOUR,)
+                return (SWAP_FOUR, *bets)
             if burn:
                 return (self._burn_id, *bets)
             return bets
         if ph == _SPLITP:
-            return (_SPLIT, _KEEP)
+            return (SPLIT, KEEP)
         if ph == _SIDEP:
             _, s, punters = key
             return (self._side_ids[0], *(self._side_ids[(t - s) % self.n] for t in punters if t != s))
@@ -567,12 +638,12 @@ class Game:
         if ph == _BANKP:
             _, can_draw, must_hit, chase = key
             if not can_draw:
-                return (_STAND,)
+                return (STAND,)
             if chase:
-                return (_HIT_UP,)
+                return (HIT_UP,)
             if self._forced_banker:
-                return (_HIT_UP,) if must_hit else (_STAND,)
-            return (_STAND, _HIT_UP)
+                return (HIT_UP,) if must_hit else (STAND,)
+            return (STAND, HIT_UP)
         return ()
 
     # ------------------------------------------------------------------ transitions
@@ -585,23 +656,23 @@ class Game:
         ph = self.phase
         s, h = self.seat, self.hand
         if ph == _DRAWP:
-            if kind == _RAISE:
+            if kind == _K_RAISE:
                 self.stake[s * self.H + h] = arg
                 self.raised = True
                 self.events.append((EV_STAKE, s, h, arg))
-            elif kind == _STAND:
+            elif kind == _K_STAND:
                 self._set_status(s, h, _STOOD)
                 self._end_punter_hand()
-            elif kind == _FUSILAR:
+            elif kind == _K_FUSILAR:
                 self._shoot(s)
             else:
-                self._hit(s, h, kind == _HIT_UP)
+                self._hit(s, h, kind == _K_HIT_UP)
         elif ph == _BETP:
-            if kind == _SWAP:
+            if kind == _K_SWAP:
                 self._swap_four(s)
-            elif kind == _BURN:
+            elif kind == _K_BURN:
                 self._burn(s)
-            elif kind == _ACE:
+            elif kind == _K_ACE:
                 self._declare_ace(s)
             else:
                 self.stake[s * self.H + h] = arg
@@ -614,15 +685,15 @@ class Game:
         elif ph == _SIDEP:
             self._side_step(action)
         elif ph == _SPLITP:
-            if kind == _SPLIT:
+            if kind == _K_SPLIT:
                 self._split(s, h)
             self.first_decision = False
             self.raised = False
             self._turn(s, _DRAWP)
-            if kind == _KEEP:  # a kept pair (split_any_pair) or a wild card may bust or make 7½
+            if kind == _K_KEEP:  # a kept pair (split_any_pair) or a wild card may bust or make 7½
                 self._check_total(s, h)
         else:  # banker
-            if kind == _STAND:
+            if kind == _K_STAND:
                 self._set_status(s, 0, _STOOD)
                 self._settle()
             else:
@@ -693,7 +764,7 @@ class Game:
 
     def _is_triplee(self, cards: list[int]) -> bool:
         a, b = cards
-        return (RANK[a] == 7 or a == self._wild) and (RANK[b] == 7 or b == self._wild)
+        return (RANK[a] == 7 or a == self.wild) and (RANK[b] == 7 or b == self.wild)
 
     def _announce(self, s: int) -> None:
         self.announced[s] = True
@@ -761,15 +832,14 @@ class Game:
         # Shown, but back in the deck: not one of this shoe's seen discards.
         self.events.append((EV_RETURN, four, s, was_up, True))
         self._give(s, 0, self._initial_up)
-        rest = len(self.deck) - self.pos
-        self.deck.insert(self.pos + rest // 2, four)
+        self.deck.insert(swap_return_position(self.pos, len(self.deck)), four)
 
     # ------------------------------------------------------------------ settlement
     def _settle(self) -> None:
         b, H = self.banker, self.H
         B = self.total[b * H]
-        banker_bust = B > SEVEN_HALF
-        reale = self._reale_pays is not None
+        reale = self._reale
+        pay = self.payouts
         banker_reale = reale and B == SEVEN_HALF and self.is_reale(b * H)
         best_reale = -1  # the best punter reale (suit index; oros = 0 is best) and its seat
         for s in self.order:
@@ -792,27 +862,14 @@ class Game:
                         self._set_status(s, h, _BUST)
                         self._result(s, h, -1)
                     elif B == SEVEN_HALF:
-                        self._result(s, h, -self._both75)
+                        self._result(s, h, -pay.both_seven_half)
                     else:
                         self._result(s, h, self.rules.fusilar_pays)
                     continue
                 p_reale = reale and P == SEVEN_HALF and self.is_reale(k)
                 if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
                     best_reale = k
-                if B == SEVEN_HALF:
-                    if banker_reale:
-                        mult = self._both_reale if p_reale else self._breale
-                    else:
-                        mult = self._both75 if P == SEVEN_HALF else self._b75
-                    self._result(s, h, -mult)
-                elif banker_bust or P > B:
-                    if p_reale:
-                        mult = self._reale_pays or 1
-                    else:
-                        mult = self._pays if P == SEVEN_HALF else 1
-                    self._result(s, h, mult)
-                else:
-                    self._result(s, h, -1)
+                self._result(s, h, pay.multiplier(P, B, p_reale, banker_reale))
         self._pass_bank(B, banker_reale, best_reale)
         self.hand_no += 1
         if self.hand_no >= self.rules.hands_per_episode or (

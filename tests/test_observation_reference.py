@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from siete_env import PRESETS, raw_env
-from siete_env.encoding import CARDS_LEFT, HANDS_DONE
+from siete_env.encoding import GlobalFeature
 from siete_env.game import EV_DEAL, EV_RETURN, EV_REVEAL
+
+HANDS_DONE, CARDS_LEFT = GlobalFeature.HANDS_DONE, GlobalFeature.CARDS_LEFT
 
 
 def reference_observation(env, o: int) -> np.ndarray:
