@@ -276,14 +276,14 @@ def _final_nash_conv(cfg, punter: str, banker: str) -> dict[str, float] | None:
     """The exact NashConv of the final pair, when ``evaluation.exact`` and the rules are covered."""
     if not cfg.evaluation.exact or cfg.num_players != 2:
         return None
-    from siete_env import exact, raw_env
+    from siete_env import raw_env, solve
 
     try:
-        exact.check_rules(cfg.rules)
+        solve.check_rules(cfg.rules)
     except ValueError:
         return None
     table = raw_env(num_players=2, rules=cfg.rules)
-    nc = exact.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    nc = solve.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
     return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
 
 
@@ -298,7 +298,7 @@ def _selected_text(cfg, report: dict[str, Any]) -> str:
 
         return (
             "- Final policies: **the least exploitable mixture of the snapshots** (`final.npz`, agent spec "
-            "`table:final.npz`; siete_env.mixture: each hand plays one member, drawn by weight, realised as the "
+            "`table:final.npz`; siete_env.solve.mixture: each hand plays one member, drawn by weight, realised as the "
             "equivalent table policy). Weights — punter: "
             + members("punter")
             + "; banker: "
@@ -431,13 +431,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--exact",
         action="store_true",
-        help="heads-up: exact EV, both best responses and NashConv of every pair (siete_env.exact)",
+        help="heads-up: exact EV, both best responses and NashConv of every pair (siete_env.solve)",
     )
     ap.add_argument(
         "--solve",
         type=Path,
         metavar="OUT.npz",
-        help="heads-up: compute a CFR+ reference equilibrium of the rules (siete_env.cfr), measure its "
+        help="heads-up: compute a CFR+ reference equilibrium of the rules (siete_env.solve.cfr), measure its "
         "exact NashConv, save it (play it with the agent spec cfr:OUT.npz)",
     )
     ap.add_argument("--iterations", type=int, default=200, help="CFR+ iterations for --solve (default 200)")
@@ -593,18 +593,18 @@ def _rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
 
 def exact_rows(punters: list[str], bankers: list[str], rules: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
     """Exact EV, both best-response values and NashConv of every (punter, banker) pair
-    (heads-up; rules the exact evaluator covers, see ``siete_env.exact.check_rules``)."""
+    (heads-up; rules the exact evaluator covers, see ``siete_env.solve.check_rules``)."""
     from agents.specs import make_agent
-    from siete_env import exact, raw_env
+    from siete_env import raw_env, solve
 
-    exact.check_rules(rules)
+    solve.check_rules(rules)
     table = raw_env(num_players=2, rules=rules)
     rows = [["punter", "banker", "EV (punter)", "punter BR", "banker BR", "NashConv", "exploitability", "seconds"]]
     out = []
     for p in punters:
         for b in bankers:
             t0 = time.perf_counter()
-            nc = exact.nash_conv(make_agent(p, table, seed=0), make_agent(b, table, seed=0), rules)
+            nc = solve.nash_conv(make_agent(p, table, seed=0), make_agent(b, table, seed=0), rules)
             secs = time.perf_counter() - t0
             rows.append([p, b, f"{nc.ev:+.6f}", f"{nc.punter_br_value:+.6f}", f"{nc.banker_br_value:+.6f}",
                          f"{nc.nash_conv:.6f}", f"{nc.exploitability:.6f}", f"{secs:.1f}"])  # fmt: skip
@@ -623,9 +623,9 @@ def _exact(args) -> int:
 
 
 def _solve(args) -> int:
-    from siete_env import cfr, exact
+    from siete_env.solve import cfr, check_rules
 
-    exact.check_rules(args.rules)
+    check_rules(args.rules)
     if args.iterations < 1 or args.every < 0:
         raise ValueError("--iterations must be >= 1 and --every >= 0")
     print(f"CFR+ on heads-up {args.rules}: {args.iterations} iterations")

@@ -133,7 +133,7 @@ class OpponentsConfig(_Strict):
         ge=0,
         le=1,
         description="share of each learner's hands against the exact best response to its own newest "
-        "snapshot (computed by siete_env.exact after every generation, saved as gen_XXX/br.npz; heads-up "
+        "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
         "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
     )
 
@@ -163,7 +163,7 @@ class EvaluationConfig(_Strict):
         description="which snapshot becomes the final policy of each role: the last one, or the one whose "
         "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
         "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
-        "(siete_env.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
+        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
     )
     mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
 
@@ -226,7 +226,7 @@ class TrainConfig(_Strict):
             wants.append("evaluation.select: mixture")
         if not wants:
             return self
-        from siete_env import exact
+        from siete_env import solve
 
         need = " and ".join(wants) + (" need" if len(wants) > 1 else " needs")
 
@@ -237,7 +237,7 @@ class TrainConfig(_Strict):
         if not self.evaluation.exact:
             raise ValueError(f"{need} evaluation.exact: true")
         try:
-            exact.check_rules(self.rules)
+            solve.check_rules(self.rules)
         except ValueError as err:
             raise ValueError(f"{need} rules the exact evaluator covers: {err}") from None
         return self
@@ -641,14 +641,14 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
 
 
 def _population(cfg: TrainConfig, run_dir: Path, state: dict[str, Any]):
-    """The snapshots as a ``siete_env.mixture.Population`` (exact values of every pairing),
+    """The snapshots as a ``siete_env.solve.mixture.Population`` (exact values of every pairing),
     when the config mixes them (``weighting: nash`` or ``select: mixture``); on a resume the
     snapshots already there join first."""
     if cfg.opponents.weighting != "nash" and cfg.evaluation.select != "mixture":
         return None
     from agents.specs import make_agent
     from siete_env import raw_env
-    from siete_env.mixture import Population
+    from siete_env.solve.mixture import Population
 
     pop = Population(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
@@ -659,7 +659,7 @@ def _population(cfg: TrainConfig, run_dir: Path, state: dict[str, Any]):
 
 def _final_mixture(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], pop) -> None:
     """``evaluation.select: mixture``: the least exploitable mixture of the snapshots
-    (``siete_env.mixture``) becomes the final pair, saved as ``final.npz``."""
+    (``siete_env.solve.mixture``) becomes the final pair, saved as ``final.npz``."""
     t0 = time.perf_counter()
     wp, wb = pop.least_exploitable(iterations=cfg.evaluation.mixture_iterations)
     sol = pop.mixture(wp, wb)
@@ -757,23 +757,23 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
 def _exact_generation(
     cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, punter: str, banker: str, pop=None
 ) -> None:
-    """The exact NashConv of the generation's pair (``siete_env.exact``), when the exact
+    """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
     from agents.specs import make_agent
-    from siete_env import exact, raw_env
+    from siete_env import raw_env, solve
 
     if cfg.num_players != 2:
         state["exact_note"] = "exact evaluation is heads-up only (num_players: 2)"
         return
     try:
-        exact.check_rules(cfg.rules)
+        solve.check_rules(cfg.rules)
     except ValueError as err:
         state["exact_note"] = f"NashConv not computed: {err}"
         return
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
     p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
-    pe = exact.evaluate_pair(p_agent, b_agent, cfg.rules)
+    pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
         pop.add_evaluated(p_agent, b_agent, pe, tuple(str(Path(x[4:]).relative_to(run_dir)) for x in (punter, banker)))
@@ -788,20 +788,18 @@ def _exact_generation(
 
 def _save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
     """The exact best responses to one generation's pair (``pe``: its
-    ``siete_env.exact.evaluate_pair``), as one table file playing either seat
+    ``siete_env.solve.evaluate_pair``), as one table file playing either seat
     (``table:PATH``): as punter the best response to the banker, as banker the best
     response to the punter. Where the punter snapshot never stands (its greedy play does
     not reach a view, so any banker play is a best response there) the banker plays as its
     own snapshot does, not an arbitrary default: a sampling learner does reach those views."""
-    from siete_env import exact
-    from siete_env.cfr import Solution
+    from siete_env import solve
 
-    ev = exact.evaluator(cfg.rules)
+    ev = solve.evaluator(cfg.rules)
     unreached = pe.W.reshape(len(pe.hit), -1).sum(1) == 0
     hit = np.where(unreached[:, None], pe.hit, np.asarray(pe.br_hit, np.float64))
-    p_bet, p_draw = ev.punter_table(exact.TabularPunterPolicy(ev, pe.br_bet, pe.br_draw))
-    Solution(ev.rules.model_dump(mode="json"), 0, p_bet, p_draw, hit, pe.result, ev=ev,
-             source="best responses").save(path)  # fmt: skip
+    p_bet, p_draw = ev.punter_table(solve.TabularPunterPolicy(ev, pe.br_bet, pe.br_draw))
+    solve.BestResponseTables(ev.rules.model_dump(mode="json"), p_bet, p_draw, hit, pe.result, ev).save(path)
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:

@@ -104,9 +104,9 @@ def make_agent(spec: Any, env, seed: int | None = None):
     if kind in _THRESHOLDS:
         return _THRESHOLDS[kind](env, _parse_total(kind, arg, spec))
     if kind in ("cfr", "table"):
-        from siete_env.cfr import load
+        from siete_env.solve import load_tables
 
-        return load(arg).agent(env, seed)
+        return load_tables(arg).agent(env, seed)
     path, mode = _ppo_parts(spec)
     from .learned import PPOAgent
 

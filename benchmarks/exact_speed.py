@@ -1,4 +1,4 @@
-"""Speed of the exact heads-up evaluator (``siete_env.exact``) and of CFR+ (``siete_env.cfr``).
+"""Speed of the exact heads-up evaluator and of CFR+ (``siete_env.solve``).
 
 Prints, for each covered configuration, the time of a best response to a deterministic
 baseline (the punter's against ``banker:6`` and ``smart:6``, the banker's against
@@ -19,9 +19,9 @@ import numpy as np
 from agents.learned import MLPPolicy, PPOAgent
 from agents.specs import make_agent
 from siete_env import raw_env
-from siete_env.cfr import CFRPlus
-from siete_env.exact import ExactEvaluator, best_response, nash_conv
 from siete_env.features import folded_size
+from siete_env.solve import ExactEvaluator, best_response, nash_conv
+from siete_env.solve.cfr import CFRPlus
 
 CONFIGS = {
     "single stake": {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0},

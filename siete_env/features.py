@@ -3,7 +3,7 @@
 ``fold_suits`` sums the 40 per-card rows of the cards block into 10 per-rank rows. Under
 rules in which suits play no part (no wild card, no reale, no suit-ranked bank passing)
 nothing a player could use is lost, and a policy of the folded observation is the same
-for every suit assignment: the heads-up exact evaluator (``siete_env.exact``) enumerates
+for every suit assignment: the heads-up exact evaluator (``siete_env.solve``) enumerates
 cards by rank, so such a policy is evaluated exactly. The learned policies of
 ``train.py`` see folded observations.
 """
@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import N_CARDS
+from .cards import N_CARDS, N_RANKS, N_SUITS
 from .encoding import Layout
-
-N_RANKS = 10
-N_SUITS = N_CARDS // N_RANKS
 
 
 def folded_size(layout: Layout) -> int:

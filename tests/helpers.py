@@ -60,3 +60,15 @@ def simulate_heads_up(punter, banker, rules, n_hands, seed):
             e.step(int(rng.choice(len(p), p=p / p.sum())))
         out[i] = total
     return out
+
+
+def row_by_row(agent, observations, masks):
+    """``(N, A)``: a deterministic agent's own decision ``agent(obs_dict)`` at each row (one
+    hot); for a stochastic one, its ``action_probs`` asked one row at a time."""
+    out = np.zeros(masks.shape)
+    for i in range(len(observations)):
+        if agent.deterministic:
+            out[i, agent({"observation": observations[i], "action_mask": masks[i]})] = 1.0
+        else:
+            out[i] = agent.action_probs(observations[i : i + 1], masks[i : i + 1])[0]
+    return out

@@ -12,7 +12,7 @@ from agents.specs import SPEC_HELP, check_spec, make_agent, policy_probs
 from agents.tournament import play_match
 from siete_env import raw_env
 
-from .helpers import play, table
+from .helpers import play, row_by_row, table
 
 P0, P1, P2 = "player_0", "player_1", "player_2"
 
@@ -287,6 +287,38 @@ def test_action_probs_are_the_one_hot_decisions(spec):
         expected[i, a] = 1.0
     np.testing.assert_array_equal(probs, expected)
     np.testing.assert_array_equal(policy_probs(agent, obs, masks), expected)
+
+
+@pytest.mark.parametrize(
+    ("rules", "n"),
+    [
+        ("spanish", 2),
+        ("spanish_full", 4),
+        ("italian", 3),
+        ("french", 5),
+        ("latin", 2),
+        ("blackjack_style", 3),
+        ({"preset": "spanish", "side_bets": True, "bet_levels": [1, 2], "starting_chips": 6}, 4),
+        ({"preset": "italian", "burn_three_four": True, "ace_half": True, "triplee": True}, 3),
+        ({"preset": "spanish", "four_swap": "mandatory", "split_any_pair": True, "fusilar": True}, 2),
+    ],
+)
+def test_vectorised_decisions_equal_the_row_by_row_ones_under_every_preset(rules, n):
+    """``action_probs`` (vectorised) makes, row by row, the decision ``agent(obs_dict)``
+    makes, on every decision of random play (every phase: auctions, side bets, splits,
+    swaps, burns, forced bankers), for every baseline."""
+    obs, masks = [], []
+
+    def rec(seat, o, a):
+        obs.append(np.array(o["observation"], copy=True))
+        masks.append(np.array(o["action_mask"], copy=True))
+
+    play_match("random", "random", rules=rules, num_players=n, hands=150, seed=3, recorder=rec)
+    obs, masks = np.array(obs), np.array(masks)
+    e = raw_env(num_players=n, rules=rules)
+    for spec in ("threshold:5.5", "threshold:3", "banker:6", "smart:6", "smart:4", "bold:5.5", "bold:7"):
+        agent = make_agent(spec, e)
+        np.testing.assert_array_equal(agent.action_probs(obs, masks), row_by_row(agent, obs, masks), err_msg=spec)
 
 
 def test_agents_classes_by_spec():

@@ -1,4 +1,4 @@
-"""CFR+ reference equilibria (``siete_env.cfr``) and NashConv at an exact equilibrium.
+"""CFR+ reference equilibria (``siete_env.solve.cfr``) and NashConv at an exact equilibrium.
 
 The toy configuration is the single-stake heads-up game with ``banker_policy_rule:
 hit_below_6``: the banker has no decision, so the equilibria are exactly the punter's best
@@ -10,14 +10,16 @@ import numpy as np
 import pytest
 
 from agents.specs import make_agent
-from siete_env import cfr, raw_env
-from siete_env.exact import (
-    _HIT_UP,
-    _STAND,
+from siete_env import raw_env
+from siete_env.game import HIT_UP, STAND
+from siete_env.solve import (
+    ExactEvaluator,
     TabularPunterPolicy,
     best_response,
+    cfr,
     evaluator,
     expected_value,
+    load_tables,
     nash_conv,
 )
 
@@ -73,13 +75,13 @@ def test_one_changed_decision_moves_the_pair_off_the_equilibrium():
     sol.bet, sol.draw = br.bet_p, br.draw_p
     _, Q, _ = sol.punter_values(G)
     _, _, _, reach = ev.punter_forward(br.bet_p, br.draw_p, return_reach=True)
-    gap = Q[:, 0, 0, [_STAND, _HIT_UP]].max(1) - Q[:, 0, 0, [_STAND, _HIT_UP]].min(1)
+    gap = Q[:, 0, 0, [STAND, HIT_UP]].max(1) - Q[:, 0, 0, [STAND, HIT_UP]].min(1)
     c = int(np.argmax(reach[:, 0, 0] * gap))  # the reachable state where a change costs most
     draw = br.draw_p.copy()
     best = int(np.argmax(draw[c, 0, 0]))
-    assert best in (_STAND, _HIT_UP)  # (the best response hits up or stands there)
+    assert best in (STAND, HIT_UP)  # (the best response hits up or stands there)
     draw[c, 0, 0] = 0.0
-    draw[c, 0, 0, _HIT_UP if best == _STAND else _STAND] = 1.0
+    draw[c, 0, 0, HIT_UP if best == STAND else STAND] = 1.0
     nc = nash_conv(TabularPunterPolicy(ev, br.bet_p, draw), banker, ev)
     assert nc.nash_conv > 1e-3
     assert abs(nc.nash_conv - reach[c, 0, 0] * gap[c]) < 1e-9
@@ -152,14 +154,14 @@ def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_pa
     sim = simulate_heads_up(sol.punter, sol.banker, SINGLE, 4000, seed=11)
     assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim))
     # the tables read back from observations by a fresh evaluator (no shortcut) are the tables
-    fresh = cfr.ExactEvaluator(SINGLE)
+    fresh = ExactEvaluator(SINGLE)
     bet, draw = fresh.punter_table(sol.punter)
     _, _, _, draw_row = fresh.punter_observations()
     np.testing.assert_allclose(bet, sol.bet, atol=1e-12)
     np.testing.assert_allclose(draw[draw_row >= 0], sol.draw[draw_row >= 0], atol=1e-12)
     # saved and loaded: the same policies
     sol.save(tmp_path / "eq.npz")
-    back = cfr.load(tmp_path / "eq.npz")
+    back = load_tables(tmp_path / "eq.npz")
     assert back.iterations == 24 and back.result == sol.result
     again = nash_conv(back.punter, back.banker, evaluator(back.rules))
     assert abs(again.nash_conv - sol.nash_conv) < 1e-5  # (tables stored in float32)

@@ -1,4 +1,4 @@
-"""The exact heads-up evaluator (``siete_env.exact``): known value, observations identical
+"""The exact heads-up evaluator (``siete_env.solve``): known value, observations identical
 to the encoder's, EV against large simulations, best responses and NashConv."""
 
 from __future__ import annotations
@@ -8,18 +8,20 @@ import pytest
 
 from agents.specs import make_agent
 from siete_env import raw_env
-from siete_env.exact import (
-    N_RANKS,
+from siete_env.cards import N_RANKS
+from siete_env.features import fold_suits
+from siete_env.game import HIT_UP, STAND
+from siete_env.solve import (
     ExactEvaluator,
+    TabularBankerPolicy,
     best_response,
     check_rules,
     evaluator,
     expected_value,
     nash_conv,
 )
-from siete_env.features import fold_suits
 
-from .helpers import simulate_heads_up
+from .helpers import row_by_row, simulate_heads_up
 
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "bet_levels": [1, 2, 3], "four_swap": "off", "max_splits": 0}
@@ -71,7 +73,7 @@ def test_constructed_observations_equal_the_encoders(rules):
     state = {(int(k), int(h), tuple(U)): c for c, (k, h, U) in enumerate(ev.states)}
     bet_key = {(int(ev.K[c]), int(ev.Hd[c])): i for i, c in enumerate(ev.bet_states)}
     vu = {(k, tuple(U)): i for i, (k, U) in enumerate(ev.vu_keys)}
-    base, _ = ev._banker_base()
+    base, _ = ev.banker_base()
     L = ev.layout
     e = raw_env(2, rules)
     rng = np.random.default_rng(1)
@@ -108,11 +110,11 @@ def test_constructed_observations_equal_the_encoders(rules):
                     M[c % N_RANKS] += 1
                 m_i = ev.M_index[tuple(M)]
                 v = vu[(k, tuple(Ufull))] * ev.L + ev.levels.index(g.stake[1])
-                rows, ok = ev._banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), m_i)
+                rows, ok = ev.banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), m_i)
                 assert ok[v]
                 mine_obs = rows[int(ok[:v].sum())]
                 mine_mask = np.zeros(ev.A, np.int8)
-                mine_mask[[0, 1]] = 1
+                mine_mask[[STAND, HIT_UP]] = 1
                 checked["banker"] += 1
             np.testing.assert_array_equal(fold_suits(mine_obs, L), fold_suits(o["observation"], L))
             np.testing.assert_array_equal(mine_mask, o["action_mask"])
@@ -139,23 +141,19 @@ def test_exact_value_within_the_confidence_interval_of_a_simulation(rules, p_spe
 
 @pytest.mark.parametrize("rules", [SINGLE, SWAPS, {"preset": "spanish", "max_splits": 0, "four_swap": "mandatory"}])
 def test_vectorised_baselines_match_the_agents(rules):
-    from siete_env.exact import _fast_baseline
-
     ev = ExactEvaluator(rules)
     obs, masks, _, _ = ev.punter_observations()
-    base, mask1 = ev._banker_base()
+    base, mask1 = ev.banker_base()
     rng = np.random.default_rng(0)
-    brows = [ev._banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), int(m))[0]
+    brows = [ev.banker_rows(base, np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0), int(m))[0]
              for m in rng.choice(ev.n_M, 30, replace=False)]  # fmt: skip
     bobs = np.concatenate(brows)
     bmask = np.broadcast_to(mask1, (len(bobs), ev.A)).copy()
     for spec in ("threshold:5.5", "threshold:4", "banker:6", "smart:6", "smart:5", "bold:5", "random"):
         a = agent(spec, rules)
-        fast = _fast_baseline(a, ev)
-        assert fast is not None
         for o, m in ((obs, masks), (bobs, bmask)):
             sel = rng.choice(len(o), min(len(o), 3000), replace=False)
-            np.testing.assert_array_equal(fast(o[sel], m[sel]), a.action_probs(o[sel], m[sel]))
+            np.testing.assert_array_equal(a.action_probs(o[sel], m[sel]), row_by_row(a, o[sel], m[sel]))
 
 
 def test_best_response_beats_every_policy_tried_and_is_achieved():
@@ -231,19 +229,16 @@ def test_best_response_with_four_swaps():
     assert abs(expected_value(br.policy, banker, ev) - br.value) < 1e-9
 
 
-def test_direct_banker_tables_of_the_baselines_match_the_observation_path(monkeypatch):
-    import siete_env.exact as exact
-
+def test_direct_banker_tables_of_the_baselines_match_the_observation_path():
     ev = ExactEvaluator(SINGLE)
-    base, _ = ev._banker_base()
+    no_summaries = ExactEvaluator(SINGLE, summaries=False)
+    base, _ = ev.banker_base()
     vk, vU = np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0)
-    oks = [ev._banker_rows(base, vk, vU, m_i)[1] for m_i in range(ev.n_M)]
+    oks = [ev.banker_rows(base, vk, vU, m_i)[1] for m_i in range(ev.n_M)]
     for spec in ("banker:6", "smart:6", "smart:4.5", "threshold:5", "random"):
         a = agent(spec, SINGLE)
         direct = ev.banker_table(a)
-        with monkeypatch.context() as m:
-            m.setattr(exact, "_fast_banker_table", lambda policy, ev: None)
-            via_obs = ev.banker_table(a)
+        via_obs = no_summaries.banker_table(a)
         for m_i, ok in enumerate(oks):  # impossible (V, M) pairs are never asked through observations
             np.testing.assert_array_equal(direct[ok, m_i], via_obs[ok, m_i], err_msg=spec)
 
@@ -252,8 +247,6 @@ def test_direct_banker_tables_of_the_baselines_match_the_observation_path(monkey
 def test_stake_scaling_shortcut_is_exact(rules):
     """Where a banker plays the same at every stake its values scale with the stake: the
     shortcut gives the same values as the full pass, for stake-free and mixed tables."""
-    from siete_env.exact import TabularBankerPolicy
-
     ev = evaluator(rules)
     rng = np.random.default_rng(0)
     mixed = ev.banker_table(agent("smart:6", rules)).copy()

@@ -262,12 +262,12 @@ def test_bad_agent_specs_are_refused_clearly(spec, message, monkeypatch):
 
 
 def test_a_non_solution_npz_is_refused_clearly(tmp_path):
-    from siete_env import cfr
+    from siete_env.solve import load_tables
 
     f = tmp_path / "x.npz"
     np.savez(f, a=np.zeros(3))
     with pytest.raises(ValueError, match=r"x\.npz is not a solution file.*evaluate\.py --solve"):
-        cfr.load(f)
+        load_tables(f)
 
 
 @pytest.mark.parametrize("workers", ["0", "-3"])

@@ -1,4 +1,4 @@
-"""Mixtures of heads-up policies (``siete_env.mixture``): restricted-game payoffs, the
+"""Mixtures of heads-up policies (``siete_env.solve.mixture``): restricted-game payoffs, the
 meta-solvers, and the mixture's table policy, each checked against the exact evaluator."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from agents.specs import make_agent
-from siete_env import cfr, raw_env
-from siete_env.exact import best_response, evaluator, expected_value, nash_conv
-from siete_env.mixture import Population, matrix_nash
+from siete_env import raw_env
+from siete_env.solve import best_response, evaluator, expected_value, load_tables, nash_conv
+from siete_env.solve.mixture import Population, matrix_nash
 
 from .helpers import simulate_heads_up
 
@@ -86,7 +86,7 @@ def test_worst_cases_are_the_best_responses_to_the_mixture_table(pop):
 def test_the_mixture_plays_as_its_table_in_the_environment(pop, tmp_path):
     sol = pop.mixture(np.array([0.5, 0.5, 0.0, 0.0]), np.array([0.0, 0.5, 0.5, 0.0]))
     sol.save(tmp_path / "m.npz")
-    loaded = cfr.load(tmp_path / "m.npz")
+    loaded = load_tables(tmp_path / "m.npz")
     assert loaded.source == "mixture" and loaded.weights["punter"]["threshold:4.5"] == 0.5
     p = make_agent(f"table:{tmp_path / 'm.npz'}", raw_env(2, SINGLE), seed=1)
     sim = simulate_heads_up(p, p, SINGLE, 3000, seed=11)

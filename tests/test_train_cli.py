@@ -419,8 +419,9 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     """Two tiny generations of PSRO-style training (``weighting: nash``) with the final
     pair the least exploitable mixture (``select: mixture``), all on exact values."""
     from agents.specs import make_agent
-    from siete_env import cfr, exact, raw_env
-    from siete_env.mixture import Population
+    from siete_env import raw_env, solve
+    from siete_env.solve import load_tables
+    from siete_env.solve.mixture import Population
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
     cfg = {**TINY, "rules": rules, "generations": 2,
@@ -441,14 +442,14 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     assert pools["punter"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
     assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
     # br.npz plays the exact best responses to generation 1's pair
-    br = cfr.load(run / "gen_001" / "br.npz")
+    br = load_tables(run / "gen_001" / "br.npz")
     table1 = raw_env(2, rules)
     p1, b1 = (make_agent(f"ppo:{run / 'gen_001' / r}.zip", table1) for r in ("punter", "banker"))
     nc1 = state["nash_conv"][0]
-    assert abs(exact.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < 1e-9
-    assert abs(-exact.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < 1e-9
+    assert abs(solve.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < 1e-9
+    assert abs(-solve.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < 1e-9
     # where the snapshot punter never stands the exploiter banker plays as the snapshot banker
-    ev = exact.evaluator(rules)
+    ev = solve.evaluator(rules)
     W, _ = ev.punter_forward(*ev.punter_table(p1))
     unreached = W.reshape(len(br.hit), -1).sum(1) == 0
     assert unreached.any() and (~unreached).any()
@@ -457,9 +458,9 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     fin = state["final"]
     assert set(fin["weights"]["punter"]) == {"gen_001/punter.zip", "gen_002/punter.zip"}
     assert abs(sum(fin["weights"]["banker"].values()) - 1) < 1e-9
-    sol = cfr.load(run / "final.npz")
+    sol = load_tables(run / "final.npz")
     assert sol.source == "mixture"
-    nc = exact.nash_conv(sol.punter, sol.banker, rules)
+    nc = solve.nash_conv(sol.punter, sol.banker, rules)
     assert abs(nc.nash_conv - fin["nash_conv"]) < 1e-6
     # never more exploitable than the best pair of single snapshots
     table = raw_env(2, rules)
