@@ -16,7 +16,6 @@ Agent specs: see ``agents/specs.py`` (``random``, ``threshold:T``, ``banker:B``,
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
@@ -25,392 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from agents.specs import check_spec, make_agent
-from agents.tournament import Estimate, MatchResult, Tournament, play_match, round_robin
-
-
-# --------------------------------------------------------------------------- tables
-def _label(spec: str, names: dict[str, str]) -> str:
-    return names.get(spec, spec)
-
-
-def matrix_rows(t: Tournament, names: dict[str, str] | None = None) -> list[list[str]]:
-    """Rows: punters; columns: bankers; cells: the punter's mean chips per hand ± CI."""
-    names = names or {}
-    rows = [["punter \\ banker", *(_label(b, names) for b in t.bankers)]]
-    for p in t.punters:
-        rows.append([_label(p, names), *(str(t.results[(p, b)].punter) for b in t.bankers if (p, b) in t.results)])
-    return rows
-
-
-def print_table(rows: list[list[str]], title: str = "") -> None:
-    try:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=title or None)
-        for i, h in enumerate(rows[0]):
-            table.add_column(h, justify="left" if i == 0 else "right")
-        for r in rows[1:]:
-            table.add_row(*r)
-        Console(width=max(100, 18 * len(rows[0]))).print(table)
-    except ImportError:
-        print(title)
-        for r in rows:
-            print("  ".join(f"{c:>18s}" for c in r))
-
-
-def markdown_table(rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(rows[0]) + " |", "| " + " | ".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + " |"]
-    out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return "\n".join(out)
-
-
-def write_csv(path: Path, results: list[MatchResult]) -> None:
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["banker", "punter", "rules", "num_players", "hands", "seed", "seat", "mean", "ci95", "sd"])
-        for r in results:
-            for s, est in enumerate(r.seats):
-                w.writerow([r.banker, r.punters[s - 1] if s else r.banker, r.rules, r.num_players, r.hands, r.seed,
-                            s, f"{est.mean:.6f}", f"{est.ci95:.6f}", f"{est.sd:.6f}"])  # fmt: skip
-
-
-# --------------------------------------------------------------------------- the criterion of a run
-def worst_cases(t: Tournament, learned_punter: str, learned_banker: str) -> dict[str, Any]:
-    """Each punter's worst result against the baseline bankers, each banker's worst
-    against the baseline punters, and whether the learned policies' worst beats every
-    baseline's worst with non-overlapping 95% confidence intervals."""
-    base_p = [p for p in t.punters if p != learned_punter]
-    base_b = [b for b in t.bankers if b != learned_banker]
-
-    def worst_p(p: str) -> tuple[str, Estimate]:
-        b = min(base_b, key=lambda b: t.results[(p, b)].punter.mean)
-        return b, t.results[(p, b)].punter
-
-    def worst_b(b: str) -> tuple[str, Estimate]:
-        p = min(base_p, key=lambda p: t.results[(p, b)].banker_result.mean)
-        return p, t.results[(p, b)].banker_result
-
-    out: dict[str, Any] = {"punters": {}, "bankers": {}}
-    for p in t.punters:
-        b, est = worst_p(p)
-        out["punters"][p] = {"against": b, "mean": est.mean, "ci95": est.ci95}
-    for b in t.bankers:
-        p, est = worst_b(b)
-        out["bankers"][b] = {"against": p, "mean": est.mean, "ci95": est.ci95}
-    for role, learned, base in (("punters", learned_punter, base_p), ("bankers", learned_banker, base_b)):
-        mine = out[role][learned]
-        # the baseline whose interval reaches highest: the learned interval must clear every one
-        best_base = max(base, key=lambda s: out[role][s]["mean"] + out[role][s]["ci95"])
-        bb = out[role][best_base]
-        margin = (mine["mean"] - mine["ci95"]) - (bb["mean"] + bb["ci95"])
-        out[f"{role}_criterion"] = {
-            "met": margin > 0,
-            "learned_worst": mine,
-            "best_baseline": best_base,
-            "best_baseline_worst": bb,
-            "margin_between_intervals": margin,
-        }
-    return out
-
-
-def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str:
-    c = wc[f"{role}_criterion"]
-    m, b = c["learned_worst"], c["best_baseline_worst"]
-    verdict = "MET" if c["met"] else "NOT MET"
-    learned = "learned punter" if role == "punters" else "learned banker"
-    return (
-        f"**{verdict}** — {learned}'s worst: {m['mean']:+.4f} ± {m['ci95']:.4f} (against "
-        f"{_label(m['against'], names)}); best baseline worst: "
-        f"{_label(c['best_baseline'], names)} {b['mean']:+.4f} ± {b['ci95']:.4f} (against {_label(b['against'], names)}); "
-        f"gap between the intervals: {c['margin_between_intervals']:+.4f}"
-    )
-
-
-# --------------------------------------------------------------------------- a training run's report
-def final_specs(run_dir: Path, state: dict[str, Any]) -> tuple[str, str]:
-    """The agent specs of a run's final punter and banker: its mixture of snapshots
-    (``evaluation.select: mixture``; one table file plays both seats) or its two models."""
-    if state.get("final") and (run_dir / "final.npz").is_file():
-        spec = f"table:{run_dir / 'final.npz'}"
-        return spec, spec
-    return f"ppo:{run_dir / 'punter.zip'}", f"ppo:{run_dir / 'banker.zip'}"
-
-
-def run_report(cfg, run_dir: Path, state: dict[str, Any], train_seconds: float | None = None) -> dict[str, Any]:
-    """The final report of a training run: the round robin of the learned policies and
-    the baselines, worst cases, training throughput, learning curves, strategy maps."""
-    e = cfg.evaluation
-    t0 = time.perf_counter()
-    lp, lb = final_specs(run_dir, state)
-    names = {lp: "learned punter", lb: "learned banker"} if lp != lb else {lp: "learned mixture"}
-    punters, bankers = [*e.punters, lp], [*e.bankers, lb]
-    n_pairs = len(punters) * len(bankers)
-    print(f"evaluating: {n_pairs} pairings x {e.hands:,} hands ({e.workers} workers)")
-    bar = _bar(n_pairs)
-    t = round_robin(punters, bankers, rules=cfg.rules, num_players=cfg.num_players, hands=e.hands, seed=e.seed,
-                    workers=e.workers, progress=lambda r: bar.update(1))  # fmt: skip
-    bar.close()
-    wc = worst_cases(t, lp, lb)
-    final_nc = _final_nash_conv(cfg, lp, lb)
-    eval_seconds = time.perf_counter() - t0
-    steps = state["learn_steps"]
-    secs = state["learn_seconds"]
-    throughput = {r: steps[r] / secs[r] if secs[r] else None for r in ("punter", "banker")}
-    # both learners run at once (parallel): the combined rate is over the wall time of learning
-    total_steps, total_secs = sum(steps.values()), state.get("learn_wall_seconds") or sum(secs.values())
-    report: dict[str, Any] = {
-        "run": str(run_dir),
-        "config": cfg.model_dump(),
-        "generations": state["generation"],
-        "train_seconds": train_seconds,
-        "eval_seconds": eval_seconds,
-        "learn_steps": steps,
-        "learn_seconds": secs,
-        "learn_wall_seconds": state.get("learn_wall_seconds"),
-        "learn_steps_per_second": {**throughput, "overall": total_steps / total_secs if total_secs else None},
-        "tournament": t.to_dict(),
-        "worst_cases": wc,
-        "curves": state["curves"],
-        "nash_conv": state.get("nash_conv", []),
-        "exact_note": state.get("exact_note"),
-        "selected": state.get("selected"),
-        "final": state.get("final") if lp.startswith("table:") else None,
-        "final_nash_conv": final_nc,
-    }
-    plots = _plots(cfg, run_dir, t, state, names)
-    report["plots"] = plots
-    write_json(run_dir / "report.json", report)
-    write_csv(run_dir / "results.csv", list(t.results.values()))
-    rows = matrix_rows(t, names)
-    md = _report_markdown(cfg, report, rows, wc, names)
-    (run_dir / "report.md").write_text(md)
-    print_table(rows, title=f"punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing)")
-    print("punter criterion: " + _criterion_text(wc, "punters", names).replace("**", ""))
-    print("banker criterion: " + _criterion_text(wc, "bankers", names).replace("**", ""))
-    tp = report["learn_steps_per_second"]
-    print(
-        f"training throughput (env steps per second during learn()): punter {tp['punter']:,.0f}, "
-        f"banker {tp['banker']:,.0f}, both learners together {tp['overall']:,.0f}"
-    )
-    print(f"report: {run_dir / 'report.md'}")
-    return report
-
-
-def _bar(total: int):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="pairing", dynamic_ncols=True)
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically: an interruption never leaves half a file."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    tmp.replace(path)
-
-
-def _plots(cfg, run_dir: Path, t: Tournament, state: dict[str, Any], names: dict[str, str]) -> list[str]:
-    """Learning curves, the tournament matrix and strategy maps (PNG files)."""
-    out: list[str] = []
-    try:
-        from agents import plots
-    except ImportError:
-        return out
-    curves = state.get("curves", {})
-    if curves.get("generation"):
-        c = dict(curves)
-        nc = state.get("nash_conv") or []
-        if nc:
-            c["nash_conv"] = [x["nash_conv"] for x in nc]
-        plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
-        out.append("learning_curves.png")
-    plots.plot_tournament(_matrix(t, names), str(run_dir / "tournament.png"))
-    out.append("tournament.png")
-    lp, lb = final_specs(run_dir, state)
-    plan = [  # each punter against the learned banker / banker:6, each banker against the learned punter / threshold
-        ("learned punter", lb, lp, "punter"),
-        ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
-        ("bold:5.5", "banker:6", "bold:5.5", "punter"),
-        ("learned banker", lb, lp, "banker"),
-        ("banker:6", "banker:6", "threshold:5.5", "banker"),
-        ("smart:6", "smart:6", "threshold:5.5", "banker"),
-    ]
-    maps = record_maps(plan, cfg.rules, cfg.num_players, cfg.evaluation.seed, hands=cfg.evaluation.map_hands)
-    plots.plot_strategy_maps(maps, str(run_dir / "strategy_maps.png"), title="learned policies and baselines")
-    write_json(run_dir / "strategy_maps.json", maps)
-    out.append("strategy_maps.png")
-    return out
-
-
-def _matrix(t: Tournament, names: dict[str, str] | None = None) -> dict[str, Any]:
-    """The punter x banker matrix of a tournament, as ``agents.plots.plot_tournament`` takes it."""
-    names = names or {}
-    return {
-        "punters": [_label(p, names) for p in t.punters],
-        "bankers": [_label(b, names) for b in t.bankers],
-        "mean": [
-            [t.results[(p, b)].punter.mean if (p, b) in t.results else None for b in t.bankers] for p in t.punters
-        ],
-        "ci": [[t.results[(p, b)].punter.ci95 if (p, b) in t.results else None for b in t.bankers] for p in t.punters],
-    }
-
-
-def record_maps(plan: list[tuple[str, str, str, str]], rules: Any, num_players: int, seed: int,
-                hands: int = 50_000) -> dict[str, Any]:  # fmt: skip
-    """Strategy maps recorded in play: for each ``(label, banker, punter, role)`` the
-    decisions of the ``role`` side in a match of ``hands`` hands."""
-    from agents.strategy import StrategyRecorder
-    from siete_env import raw_env
-
-    table = raw_env(num_players=num_players, rules=rules)
-    maps: dict[str, Any] = {}
-    for label, banker, punter, role in plan:
-        rec = StrategyRecorder(table, seats=(0,) if role == "banker" else tuple(range(1, num_players)))
-        play_match(banker, punter, rules=rules, num_players=num_players, hands=hands, seed=seed, recorder=rec)
-        maps[label] = rec.maps()
-    return maps
-
-
-def _final_nash_conv(cfg, punter: str, banker: str) -> dict[str, float] | None:
-    """The exact NashConv of the final pair, when ``evaluation.exact`` and the rules are covered."""
-    if not cfg.evaluation.exact or cfg.num_players != 2:
-        return None
-    from siete_env import raw_env, solve
-
-    try:
-        solve.check_rules(cfg.rules)
-    except ValueError:
-        return None
-    table = raw_env(num_players=2, rules=cfg.rules)
-    nc = solve.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
-    return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
-
-
-def _selected_text(cfg, report: dict[str, Any]) -> str:
-    sel = report.get("selected") or {}
-    fin = report.get("final")
-    if fin:
-
-        def members(role: str) -> str:
-            w = sorted(fin["weights"][role].items(), key=lambda kv: -kv[1])
-            return ", ".join(f"{k.split('/')[0]} {v:.2f}" for k, v in w if v >= 0.005)
-
-        return (
-            "- Final policies: **the least exploitable mixture of the snapshots** (`final.npz`, agent spec "
-            "`table:final.npz`; siete_env.solve.mixture: each hand plays one member, drawn by weight, realised as the "
-            "equivalent table policy). Weights — punter: "
-            + members("punter")
-            + "; banker: "
-            + members("banker")
-            + f". `punter.zip` / `banker.zip` hold the heaviest members (generations {sel.get('punter')} / "
-            f"{sel.get('banker')})."
-        )
-    if not sel:
-        return ""
-    how = (
-        "the snapshot with the best worst-case lower bound against the evaluation baselines in the "
-        f"per-generation evaluation ({cfg.evaluation.generation_hands:,} hands per pairing, other decks than below)"
-        if cfg.evaluation.select == "best_worst"
-        else "the last snapshot"
-    )
-    return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
-
-
-MILESTONES = (0.05, 0.01)  # NashConv targets, chips per hand (the first milestone, then the long run's)
-
-
-def milestones(nash_conv: float) -> str:
-    """How far a NashConv is from the targets, in words."""
-    parts = [
-        f"≤ {m}: met" if nash_conv <= m else f"≤ {m}: not met, {nash_conv - m:.4f} above ({nash_conv / m:.1f}x)"
-        for m in MILESTONES
-    ]
-    return "Targets (NashConv, chips per hand): " + "; ".join(parts) + "."
-
-
-def limits(fnc: dict[str, float]) -> str:
-    """Where the final pair's NashConv comes from: each side's exploitability (what a best
-    response to it gains over the pair's value)."""
-    banker_side = fnc["punter_br"] - fnc["ev"]  # the punter's gain against the final banker
-    punter_side = fnc["banker_br"] + fnc["ev"]  # the banker's gain against the final punter
-    weaker = "banker" if banker_side >= punter_side else "punter"
-    return (
-        f"Where it comes from: a best-responding punter gains {banker_side:.4f} against the final banker, a "
-        f"best-responding banker {punter_side:.4f} against the final punter; the {weaker} is the more exploitable side."
-    )
-
-
-def _report_markdown(cfg, report: dict[str, Any], rows, wc, names) -> str:
-    tp = report["learn_steps_per_second"]
-    e = cfg.evaluation
-    lines = [
-        f"# Training report — {cfg.name} (seed {cfg.seed})",
-        "",
-        f"Rules `{cfg.rules}`, {cfg.num_players} players; {report['generations']} generations; "
-        f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
-        "",
-        f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
-        f"- **Training throughput** (env steps per second during `learn()`): punter {tp['punter']:,.0f}, "
-        f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
-        f"({report['learn_steps']['punter'] + report['learn_steps']['banker']:,} steps in "
-        f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
-        _selected_text(cfg, report),
-        "",
-        f"## Round robin: the punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
-        "",
-        markdown_table(rows),
-        "",
-        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum)."
-        if cfg.num_players == 2
-        else f"The banker's result in each pairing is −{cfg.num_players - 1}× the pooled punter mean (zero-sum).",
-        "",
-        "## Worst cases",
-        "",
-        "| agent | role | worst mean | 95% CI | against |",
-        "| --- | --- | ---: | ---: | --- |",
-    ]
-    for role, key in (("punter", "punters"), ("banker", "bankers")):
-        for spec, w in wc[key].items():
-            lines.append(
-                f"| {_label(spec, names)} | {role} | {w['mean']:+.4f} | ± {w['ci95']:.4f} | {_label(w['against'], names)} |"
-            )
-    lines += [
-        "",
-        "Worst results are over the **baseline** opponents (the learned opponent excluded).",
-        "",
-        "- Punter: " + _criterion_text(wc, "punters", names),
-        "- Banker: " + _criterion_text(wc, "bankers", names),
-        "",
-    ]
-    nc = report.get("nash_conv") or []
-    if report.get("exact_note"):
-        lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
-                  "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
-                  "swaps); see the README, 'How far training is from equilibrium'.", ""]  # fmt: skip
-    fnc = report.get("final_nash_conv")
-    if fnc:
-        lines += [
-            "## Exploitability of the final pair (exact)",
-            "",
-            f"EV (punter) {fnc['ev']:+.4f}; the punter's best response to the final banker {fnc['punter_br']:+.4f}; "
-            f"the banker's best response to the final punter {fnc['banker_br']:+.4f}; "
-            f"**NashConv {fnc['nash_conv']:.4f}** chips per hand (exploitability {fnc['nash_conv'] / 2:.4f}).",
-            "",
-            milestones(fnc["nash_conv"]) + " " + limits(fnc),
-            "",
-        ]
-    if nc:
-        lines += ["## Exploitability by generation (exact; each generation's newest pair)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
-                  "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
-        for x in nc:
-            lines.append(
-                f"| {x['generation']} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['banker_br']:+.4f} | {x['nash_conv']:.4f} |"
-            )
-        lines.append("")
-    if report.get("plots"):
-        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
-    return "\n".join(lines)
+from agents.tournament import round_robin
+from training.config import load_config
+from training.report import (
+    matrix_rows,
+    print_table,
+    progress_bar,
+    record_maps,
+    run_report,
+    tournament_matrix,
+    write_csv,
+)
+from training.runs import RunState, lock_run_dir, write_json
 
 
 # --------------------------------------------------------------------------- CLI
@@ -457,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             return _rerun(args.run)
         from siete_env.rules import resolve_rules
 
-        args.rules = _rules_arg(args.rules, args.rule)
+        args.rules = rules_arg(args.rules, args.rule)
         resolve_rules(args.rules)
         for s in [*args.punters, *args.bankers]:
             check_spec(s)
@@ -491,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     n_pairs = len(args.punters) * len(args.bankers)
-    bar = _bar(n_pairs)
+    bar = progress_bar(n_pairs)
     t = round_robin(args.punters, args.bankers, rules=args.rules, num_players=args.players, hands=args.hands,
                     seed=args.seed, workers=args.workers, progress=lambda r: bar.update(1))  # fmt: skip
     bar.close()
@@ -518,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         from agents import plots
 
         args.plots.mkdir(parents=True, exist_ok=True)
-        plots.plot_tournament(_matrix(t), str(args.plots / "tournament.png"))
+        plots.plot_tournament(tournament_matrix(t), str(args.plots / "tournament.png"))
         if args.maps:
             plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
             plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
@@ -560,29 +185,15 @@ def check_output_folder(path: Path | None, flag: str) -> None:
         raise ValueError(f"{flag} {path}: {p} is not writable")
 
 
-def yaml_value(raw: str) -> Any:
-    """A command-line value read as YAML, except YAML 1.1's on/off/yes/no, which stay
-    words (``four_swap=off`` is the option ``off``; pydantic reads them as booleans where
-    a boolean is wanted)."""
-    import yaml
-
-    if raw.strip().lower() in ("on", "off", "yes", "no", "y", "n"):
-        return raw.strip()
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError:
-        return raw
-
-
-def _rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
+def rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
     """``--rules`` plus ``--rule option=value`` overrides (YAML values, read as the
     option's type: ``siete_env.rules.parse_rule_value``) as a rules dict."""
     if not options:
         return rules
 
-    from siete_env.rules import _is_path, load_rules_file, parse_rule_value
+    from siete_env.rules import is_rules_file, load_rules_file, parse_rule_value
 
-    spec: dict[str, Any] = load_rules_file(rules) if _is_path(rules) else {"preset": rules}
+    spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
     for item in options:
         key, eq, raw = item.partition("=")
         if not eq or not key:
@@ -646,20 +257,15 @@ def _solve(args) -> int:
 
 
 def _rerun(run_dir: Path) -> int:
-    from train import load_config
-
     missing = [f for f in ("state.json", "config.yaml", "punter.zip", "banker.zip") if not (run_dir / f).exists()]
     if missing:
         print(f"error: {run_dir} is not a finished training run (missing {', '.join(missing)}); "
               f"an interrupted run goes on with: python train.py --resume {run_dir}", file=sys.stderr)  # fmt: skip
         return 2
-    from train import lock_run_dir
-
     try:
         cfg = load_config(run_dir / "config.yaml")
         with lock_run_dir(run_dir):  # not while a training process writes there
-            state = json.loads((run_dir / "state.json").read_text())
-            run_report(cfg, run_dir, state)
+            run_report(cfg, run_dir, RunState.load(run_dir))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

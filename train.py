@@ -28,265 +28,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.specs import check_spec
-from evaluate import write_json, yaml_value
-from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
+from agents.specs import AgentSpec
+from training.config import DEFAULT_CONFIG, OpponentsConfig, RoleConfig, TrainConfig, load_config
+from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
 
-DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"
-
-
-# --------------------------------------------------------------------------- config
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class PPOConfig(_Strict):
-    """MaskablePPO hyperparameters (the names are SB3's)."""
-
-    learning_rate: float = Field(3e-4, gt=0)
-    n_steps: int = Field(256, ge=8, description="rollout steps per environment")
-    batch_size: int = Field(512, ge=8)
-    n_epochs: int = Field(4, ge=1)
-    gamma: float = Field(1.0, gt=0, le=1)
-    gae_lambda: float = Field(0.95, ge=0, le=1)
-    clip_range: float = Field(0.2, gt=0)
-    ent_coef: float = Field(0.01, ge=0)
-    learning_rate_final: float | None = Field(
-        None,
-        gt=0,
-        description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
-    )
-    ent_coef_final: float | None = Field(
-        None,
-        ge=0,
-        description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
-    )
-    vf_coef: float = Field(0.5, ge=0)
-    max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
-    activation: Literal["tanh", "relu"] = "tanh"
-
-    @field_validator("net_arch")
-    @classmethod
-    def _arch(cls, v: list[int]) -> list[int]:
-        if not v or any(x < 1 for x in v):
-            raise ValueError(f"net_arch is a list of positive layer widths, e.g. [128, 128], got {v}")
-        return v
-
-    def at(self, generation: int, generations: int) -> tuple[float, float]:
-        """``(learning_rate, ent_coef)`` of a generation (1-based): linear from the
-        first generation's values to the ``*_final`` ones at the last."""
-        f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
-        lr = (
-            self.learning_rate
-            if self.learning_rate_final is None
-            else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
-        )
-        ent = (
-            self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
-        )
-        return lr, ent
-
-
-class RoleConfig(_Strict):
-    """One learner."""
-
-    steps: int = Field(ge=1, description="learner env steps per generation")
-    baseline_share: float = Field(
-        0.5, ge=0, le=1, description="share of this learner's hands against the baselines (the rest: snapshots)"
-    )
-    ppo: PPOConfig = Field(default_factory=PPOConfig)
-
-
-class OpponentsConfig(_Strict):
-    """The training pools."""
-
-    baseline_punters: list[str] = Field(
-        default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"], min_length=1
-    )
-    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
-    snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
-    weighting: Literal["uniform", "prioritized", "nash"] = Field(
-        "prioritized",
-        description="how the pool shares its hands: uniformly; prioritized fictitious self-play (the "
-        "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
-        "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
-        "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
-        "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
-    )
-    temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
-    exploiter_share: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="share of each learner's hands against the exact best response to its own newest "
-        "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
-        "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
-    )
-
-    @field_validator("baseline_punters", "baseline_bankers")
-    @classmethod
-    def _specs(cls, v: list[str]) -> list[str]:
-        for s in v:
-            if s.startswith("ppo:"):
-                raise ValueError(f"baseline {s!r}: baselines are heuristic specs; learned snapshots join by themselves")
-            check_spec(s)
-        return v
-
-
-class EvaluationConfig(_Strict):
-    """The final evaluation (a round robin by role) and the per-generation one."""
-
-    hands: int = Field(200_000, ge=100, description="hands per pairing in the final report")
-    punters: list[str] = Field(default_factory=lambda: ["random", "threshold:5", "threshold:5.5", "bold:5.5"])
-    bankers: list[str] = Field(default_factory=lambda: ["random", "banker:5.5", "banker:6", "smart:6"])
-    generation_hands: int = Field(20_000, ge=0, description="hands per pairing after each generation (0: none)")
-    workers: int = Field(2, ge=1)
-    map_hands: int = Field(50_000, ge=100, description="hands recorded for each strategy map of the report")
-    seed: int = Field(2026, ge=0)
-    exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
-    select: Literal["last", "best_worst", "mixture"] = Field(
-        "best_worst",
-        description="which snapshot becomes the final policy of each role: the last one, or the one whose "
-        "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
-        "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
-        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
-    )
-    mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
-
-    @field_validator("punters", "bankers")
-    @classmethod
-    def _specs(cls, v: list[str]) -> list[str]:
-        if not v:
-            raise ValueError("at least one baseline is needed")
-        for s in v:
-            check_spec(s)
-        return v
-
-
-class TrainConfig(_Strict):
-    """A training run (``configs/train/*.yaml``)."""
-
-    name: str = "default"
-    rules: str | dict[str, Any] = "spanish"
-    num_players: int = Field(2, ge=2, le=12)
-    seed: int = Field(0, ge=0)
-    generations: int = Field(ge=1)
-    n_envs: int = Field(8, ge=1)
-    threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
-    parallel: bool = Field(
-        True,
-        description="train both learners at once, in two processes (each generation against the other's "
-        "snapshots up to the previous generation); false: alternate, the banker after the punter",
-    )
-    punter: RoleConfig
-    banker: RoleConfig
-    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
-    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
-
-    @field_validator("rules")
-    @classmethod
-    def _rules(cls, v: Any) -> Any:
-        resolve_rules(v)  # a clear ValueError for an unknown preset or option
-        return v
-
-    @model_validator(mode="after")
-    def _table(self) -> TrainConfig:
-        check_table(resolve_rules(self.rules), self.num_players)  # e.g. side_bets heads-up
-        return self
-
-    @model_validator(mode="after")
-    def _exact_needed(self) -> TrainConfig:
-        wants = []
-        if self.opponents.weighting == "nash":
-            wants.append("opponents.weighting: nash")
-        if self.opponents.exploiter_share > 0:
-            wants.append("opponents.exploiter_share")
-        for role in ("punter", "banker"):
-            total = getattr(self, role).baseline_share + self.opponents.exploiter_share
-            if total > 1:
-                raise ValueError(
-                    f"{role}.baseline_share + opponents.exploiter_share is {total:g}: at most 1 (the rest of the "
-                    "hands go to the snapshots)"
-                )
-        if self.evaluation.select == "mixture":
-            wants.append("evaluation.select: mixture")
-        if not wants:
-            return self
-        from siete_env import solve
-
-        need = " and ".join(wants) + (" need" if len(wants) > 1 else " needs")
-
-        if self.num_players != 2:
-            raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
-        if self.opponents.weighting == "nash" and not self.parallel:
-            raise ValueError("opponents.weighting: nash needs parallel: true (both learners meet the same snapshots)")
-        if not self.evaluation.exact:
-            raise ValueError(f"{need} evaluation.exact: true")
-        try:
-            solve.check_rules(self.rules)
-        except ValueError as err:
-            raise ValueError(f"{need} rules the exact evaluator covers: {err}") from None
-        return self
-
-
-def _format_errors(e: ValidationError) -> str:
-    lines = []
-    for err in e.errors():
-        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        got = "" if not err["loc"] else f" (got {err.get('input')!r})"  # top level: the message says it
-        lines.append(f"  {loc}: {msg}{got}")
-    return "\n".join(lines)
-
-
-def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
-    keys = dotted.split(".")
-    for k in keys[:-1]:
-        nxt = d.setdefault(k, {})
-        if not isinstance(nxt, dict):
-            raise ValueError(f"--set {dotted}: {k} is not a section")
-        d = nxt
-    d[keys[-1]] = value
-
-
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
-    """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
-    YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
-    path = Path(path) if path else DEFAULT_CONFIG
-    data = read_yaml_mapping(path, what="config", holds="settings")
-    for item in overrides or []:
-        key, eq, raw = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
-        key = key.strip()
-        # a rule option's value is read as the option's type (yes/no: booleans where wanted)
-        _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
-    try:
-        return TrainConfig(**data)
-    except ValidationError as e:
-        raise ValueError(f"invalid training config {str(path)!r}:\n{_format_errors(e)}") from None
-    except ValueError as e:
-        raise ValueError(f"invalid training config {str(path)!r}: {e}") from None
+__all__ = ["DEFAULT_CONFIG", "TrainConfig", "load_config", "main", "opponent_pool", "select_generation", "train"]
 
 
 # --------------------------------------------------------------------------- training
-ROLES = ("punter", "banker")
 
 
 def opponent_pool(
@@ -378,85 +137,6 @@ def _venv(cfg: TrainConfig, role: str, seed: int):
     return VecMonitor(DummyVecEnv(fns))
 
 
-# --------------------------------------------------------------------------- the run folder's lock
-LOCK_WAIT = 10.0  # seconds a run waits for the learners of an earlier (killed) run to end
-_HELD: dict[str, Any] = {}  # run folders this process holds: resolved path -> [lock file, depth]
-
-
-def _flock(f, mode: int) -> bool:
-    """``flock`` without blocking: whether it was granted (always, where there is no fcntl)."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system: no lock
-        return True
-    try:
-        fcntl.flock(f, mode | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-@contextlib.contextmanager
-def lock_run_dir(run_dir: Path, wait: float | None = None) -> Iterator[None]:
-    """Hold a run folder for this process (re-entrant): ``.lock``, exclusively; another
-    process holding it is refused with a ``ValueError`` naming its pid. A run also waits up
-    to ``wait`` seconds (default ``LOCK_WAIT``) for learner processes of an earlier run of
-    the folder (one killed a moment ago) to end: each learner holds ``.learners.lock``,
-    shared, for its whole life. So a resume never races a previous run's learners."""
-    import fcntl
-
-    key = str(Path(run_dir).resolve())
-    if key in _HELD:
-        _HELD[key][1] += 1
-        try:
-            yield
-        finally:
-            _HELD[key][1] -= 1
-        return
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    f = open(run_dir / ".lock", "a+")  # held until the end of the run
-    try:
-        if not _flock(f, fcntl.LOCK_EX):
-            f.seek(0)
-            pid = f.read().strip() or "unknown"
-            raise ValueError(
-                f"run folder {run_dir} is in use by another training process (pid {pid}); "
-                "wait for it to end, or use another run folder"
-            )
-        f.seek(0)
-        f.truncate()
-        f.write(f"{os.getpid()}\n")
-        f.flush()
-        wait = LOCK_WAIT if wait is None else wait
-        with open(run_dir / ".learners.lock", "a") as g:
-            deadline = time.monotonic() + wait
-            while not _flock(g, fcntl.LOCK_EX):  # released again when g closes
-                if time.monotonic() >= deadline:
-                    raise ValueError(
-                        f"run folder {run_dir}: learner processes of an earlier run still hold it after {wait:g} s "
-                        f"(they hold {run_dir / '.learners.lock'}); end them and try again"
-                    )
-                time.sleep(0.05)
-        _HELD[key] = [f, 1]
-        yield
-    finally:
-        _HELD.pop(key, None)
-        f.close()  # releases the lock
-
-
-def _hold_as_learner(run_dir: str):
-    """A learner's share of its run folder (``.learners.lock``), for its whole life."""
-    f = open(Path(run_dir) / ".learners.lock", "a")
-    try:
-        import fcntl
-
-        fcntl.flock(f, fcntl.LOCK_SH)
-    except ImportError:
-        pass
-    return f
-
-
 def _learner(
     role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter, parent_pid: int
 ) -> None:
@@ -468,10 +148,10 @@ def _learner(
     import signal
     import traceback
 
-    from agents.tournament import die_with_parent
+    from siete_env.processes import die_with_parent
 
     die_with_parent(parent_pid)
-    _lock = _hold_as_learner(run_dir)  # held until the process ends
+    _lock = hold_as_learner(run_dir)  # held until the process ends
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     try:
         import torch
@@ -527,35 +207,20 @@ def _learner(
     conn.close()
 
 
-def new_state() -> dict[str, Any]:
-    return {
-        "generation": 0,
-        "punter_snapshots": [],
-        "banker_snapshots": [],
-        "learn_seconds": {"punter": 0.0, "banker": 0.0},
-        "learn_steps": {"punter": 0, "banker": 0},
-        "learn_wall_seconds": 0.0,
-        "pools": [],
-        "curves": {"generation": []},
-        "nash_conv": [],
-    }
-
-
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict[str, Any]:
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> RunState:
     """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state.
     The run folder is locked meanwhile (``lock_run_dir``)."""
     with lock_run_dir(run_dir):
         return _train(cfg, run_dir, resume)
 
 
-def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
+def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     import multiprocessing as mp
 
     from tqdm.auto import tqdm
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    state_path = run_dir / "state.json"
-    state = json.loads(state_path.read_text()) if resume and state_path.exists() else new_state()
+    state = RunState.load(run_dir) if resume and (run_dir / "state.json").exists() else RunState()
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
@@ -563,7 +228,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
     for role in ROLES:
         parent, child = ctx.Pipe()
         counters[role] = ctx.Value("q", 0)
-        snaps = state[f"{role}_snapshots"]
+        snaps = state.snapshots(role)
         procs[role] = ctx.Process(
             target=_learner,
             args=(
@@ -582,13 +247,13 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
         conns[role] = parent
     rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
     per_gen = int(sum(-(-np.array([cfg.punter.steps, cfg.banker.steps]) // rollout) * rollout))  # whole rollouts
-    bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state["generation"], unit="step",
+    bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state.generation, unit="step",
                dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
     try:
-        for gen in range(state["generation"] + 1, cfg.generations + 1):
+        for gen in range(state.generation + 1, cfg.generations + 1):
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
-            last = state.get("last_results", {})
+            last = state.last_results
             pools = {}
             meta = pop.restricted_nash() if (pop is not None and o.weighting == "nash" and pop.punters) else None
             order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
@@ -598,26 +263,26 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
                     # the punter just trained; in parallel, both meet the previous generation
                     other = "banker" if role == "punter" else "punter"
                     baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
-                    snaps = [f"ppo:{run_dir / s}" for s in state[f"{other}_snapshots"]]
+                    snaps = [str(AgentSpec.model(run_dir / s)) for s in state.snapshots(other)]
                     sw = None if meta is None else meta[0 if other == "punter" else 1]
                     exploiter = None
-                    if o.exploiter_share > 0 and state[f"{role}_snapshots"]:
-                        br = run_dir / Path(state[f"{role}_snapshots"][-1]).parent / "br.npz"
-                        exploiter = f"table:{br}" if br.is_file() else None  # none before the share was set
+                    if o.exploiter_share > 0 and state.snapshots(role):
+                        br = _best_responses_file(state.snapshot_spec(run_dir, role))
+                        exploiter = str(AgentSpec.tables(br)) if br.is_file() else None  # none before the share was set
                     pools[role] = opponent_pool(
                         baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
                     )
                     conns[role].send((gen, pools[role]))
                 t0 = time.perf_counter()
                 if len(pools) == len(ROLES):  # every pool of the generation is known now
-                    state["pools"].append(
+                    state.pools.append(
                         {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
                     )
                 _wait(group, conns, counters, bar, state, procs)
-                state["learn_wall_seconds"] = state.get("learn_wall_seconds", 0.0) + time.perf_counter() - t0
+                state.learn_wall_seconds += time.perf_counter() - t0
             _generation_report(cfg, run_dir, state, gen, pop)
-            state["generation"] = gen
-            write_json(state_path, state)
+            state.generation = gen
+            state.save(run_dir)
     finally:
         bar.close()
         for role, c in conns.items():
@@ -628,19 +293,19 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
             procs[role].join(timeout=30)
             if procs[role].is_alive():
                 procs[role].terminate()
-    state["selected"] = {}
-    state.pop("final", None)
+    state.selected = {}
+    state.final = None
     if cfg.evaluation.select == "mixture":
         _final_mixture(cfg, run_dir, state, pop)
     for role in ROLES:
         g = select_generation(cfg, state, role)
-        state["selected"][role] = g
-        shutil.copyfile(run_dir / state[f"{role}_snapshots"][g - 1], run_dir / f"{role}.zip")
-    write_json(state_path, state)
+        state.selected[role] = g
+        shutil.copyfile(run_dir / state.snapshots(role)[g - 1], run_dir / f"{role}.zip")
+    state.save(run_dir)
     return state
 
 
-def _population(cfg: TrainConfig, run_dir: Path, state: dict[str, Any]):
+def _population(cfg: TrainConfig, run_dir: Path, state: RunState):
     """The snapshots as a ``siete_env.solve.mixture.Population`` (exact values of every pairing),
     when the config mixes them (``weighting: nash`` or ``select: mixture``); on a resume the
     snapshots already there join first."""
@@ -652,35 +317,37 @@ def _population(cfg: TrainConfig, run_dir: Path, state: dict[str, Any]):
 
     pop = Population(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
-    for p, b in zip(state["punter_snapshots"], state["banker_snapshots"], strict=True):
-        pop.add_pair(make_agent(f"ppo:{run_dir / p}", table), make_agent(f"ppo:{run_dir / b}", table), (p, b))
+    for p, b in zip(state.punter_snapshots, state.banker_snapshots, strict=True):
+        pop.add_pair(
+            make_agent(AgentSpec.model(run_dir / p), table), make_agent(AgentSpec.model(run_dir / b), table), (p, b)
+        )
     return pop
 
 
-def _final_mixture(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], pop) -> None:
+def _final_mixture(cfg: TrainConfig, run_dir: Path, state: RunState, pop) -> None:
     """``evaluation.select: mixture``: the least exploitable mixture of the snapshots
     (``siete_env.solve.mixture``) becomes the final pair, saved as ``final.npz``."""
     t0 = time.perf_counter()
     wp, wb = pop.least_exploitable(iterations=cfg.evaluation.mixture_iterations)
     sol = pop.mixture(wp, wb)
-    sol.save(run_dir / "final.npz")
-    state["final"] = {"spec": "table:final.npz", "nash_conv": sol.result.nash_conv, "ev": sol.result.ev,
-                      "weights": sol.weights, "seconds": time.perf_counter() - t0}  # fmt: skip
+    sol.save(run_dir / FINAL_TABLES)
+    spec = str(AgentSpec.tables(FINAL_TABLES))
+    state.final = FinalMixture(spec, sol.result.nash_conv, sol.result.ev, sol.weights, time.perf_counter() - t0)
     print(f"final mixture of the snapshots: NashConv {sol.result.nash_conv:.4f} chips per hand")
 
 
-def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int:
+def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
     """The generation whose snapshot becomes the final ``role`` policy: the last, or
     (``evaluation.select: best_worst``) the one with the best worst-case lower bound
     against the evaluation baselines in the per-generation evaluation (fresh decks at
     every generation; the final report then evaluates the choice on other decks)."""
-    n = len(state[f"{role}_snapshots"])
-    curves = state["curves"]
+    n = len(state.snapshots(role))
+    curves = state.curves
     e = cfg.evaluation
     opponents = e.bankers if role == "punter" else e.punters
     keys = [f"{role} vs {o}" for o in opponents]
     if e.select == "mixture":  # the final pair is the mixture; {role}.zip: its heaviest member
-        w = list(state.get("final", {}).get("weights", {}).get(role, {}).values())
+        w = list(state.final.weights.get(role, {}).values()) if state.final else []
         return int(np.argmax(w)) + 1 if len(w) == n else n
     if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
         return n
@@ -689,10 +356,17 @@ def select_generation(cfg: TrainConfig, state: dict[str, Any], role: str) -> int
 
 
 def _short(spec: str, run_dir: Path) -> str:
-    return spec.replace(f"ppo:{run_dir}/", "ppo:").replace(f"table:{run_dir}/", "table:")
+    """A pool's spec with its file relative to the run folder (as ``state.json`` keeps it)."""
+    return str(AgentSpec.parse(spec).relative_to(run_dir))
 
 
-def _wait(group: list[str], conns, counters, bar, state: dict[str, Any], procs) -> None:
+def _best_responses_file(snapshot: AgentSpec) -> Path:
+    """Where the exact best responses to a generation's pair are saved (its ``br.npz``)."""
+    assert snapshot.path is not None
+    return snapshot.path.parent / "br.npz"
+
+
+def _wait(group: list[str], conns, counters, bar, state: RunState, procs) -> None:
     """Wait for the learners of ``group``, moving the progress bar as they step."""
     pending = set(group)
     base = bar.n - sum(counters[r].value for r in counters)
@@ -707,26 +381,26 @@ def _wait(group: list[str], conns, counters, bar, state: dict[str, Any], procs) 
                 if status != "ok":
                     raise RuntimeError(payload)
                 pending.discard(role)
-                state[f"{role}_snapshots"].append(payload)
-                state["learn_seconds"][role] += seconds
-                state["learn_steps"][role] += steps  # whole rollouts: a little over the config's steps
+                state.snapshots(role).append(payload)
+                state.learn_seconds[role] += seconds
+                state.learn_steps[role] += steps  # whole rollouts: a little over the config's steps
         done = base + sum(counters[r].value for r in counters)
         bar.update(max(0, done - bar.n))
 
 
-def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, pop=None) -> None:
+def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """After a generation: the new policies against the evaluation baselines (learning
     curves; also the results that prioritize the next generation's opponents), and their
     exact NashConv where the exact evaluator covers the rules."""
     from agents.tournament import play_matches
 
     e, o = cfg.evaluation, cfg.opponents
-    curves = state["curves"]
+    curves = state.curves
     curves["generation"].append(gen)
-    punter = f"ppo:{run_dir / state['punter_snapshots'][-1]}"
-    banker = f"ppo:{run_dir / state['banker_snapshots'][-1]}"
     if e.exact:
-        _exact_generation(cfg, run_dir, state, gen, punter, banker, pop)
+        _exact_generation(cfg, run_dir, state, gen, pop)
+    punter = str(state.snapshot_spec(run_dir, "punter"))
+    banker = str(state.snapshot_spec(run_dir, "banker"))
     hands = e.generation_hands
     if not hands:
         return
@@ -746,7 +420,7 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
         last["banker"][p] = r.banker_result.mean
         _curve(curves, f"banker vs {p}", r.banker_result)
     _curve(curves, "punter vs learned banker", res[-1].punter)
-    state["last_results"] = last
+    state.last_results = last
     _tb_scalars(
         run_dir,
         gen,
@@ -754,32 +428,31 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: dict[str, Any], g
     )
 
 
-def _exact_generation(
-    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], gen: int, punter: str, banker: str, pop=None
-) -> None:
+def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
 
     if cfg.num_players != 2:
-        state["exact_note"] = "exact evaluation is heads-up only (num_players: 2)"
+        state.exact_note = "exact evaluation is heads-up only (num_players: 2)"
         return
     try:
         solve.check_rules(cfg.rules)
     except ValueError as err:
-        state["exact_note"] = f"NashConv not computed: {err}"
+        state.exact_note = f"NashConv not computed: {err}"
         return
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
+    punter, banker = state.snapshot_spec(run_dir, "punter"), state.snapshot_spec(run_dir, "banker")
     p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
     pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
-        pop.add_evaluated(p_agent, b_agent, pe, tuple(str(Path(x[4:]).relative_to(run_dir)) for x in (punter, banker)))
+        pop.add_evaluated(p_agent, b_agent, pe, (state.punter_snapshots[-1], state.banker_snapshots[-1]))
     if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        _save_best_responses(cfg, Path(punter[4:]).parent / "br.npz", pe)
-    state["nash_conv"].append(
+        _save_best_responses(cfg, _best_responses_file(punter), pe)
+    state.nash_conv.append(
         {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
          "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
     )  # fmt: skip
@@ -870,7 +543,7 @@ def _main(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> int:
         state = train(cfg, run_dir, resume=bool(args.resume))
         train_seconds = time.perf_counter() - t0
         if not args.no_eval:
-            from evaluate import run_report
+            from training.report import run_report
 
             run_report(cfg, run_dir, state, train_seconds=train_seconds)
     except KeyboardInterrupt:

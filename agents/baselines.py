@@ -24,6 +24,7 @@ import numpy as np
 from siete_env.cards import VALUE2
 from siete_env.encoding import CardColumn, HandFeature, Layout
 from siete_env.game import HIT_DOWN, HIT_UP, KEEP, STAND, SWAP_FOUR, Phase, Status
+from siete_env.opponents import UniformRandom
 
 SEVEN_AND_A_HALF = 7.5
 _QUIET = ("NO_BID", "KEEP_BANK", "NO_SIDE_BET")  # staying out of the auction and the side bets
@@ -130,21 +131,12 @@ def _first_legal(masks: np.ndarray, cols: list[int]) -> tuple[np.ndarray, np.nda
     return legal.any(1), np.asarray(cols, np.int64)[legal.argmax(1)] if cols else np.zeros(len(masks), np.int64)
 
 
-class RandomAgent:
-    """Uniform over the legal actions (its own seeded generator)."""
-
-    deterministic = False
+class RandomAgent(UniformRandom):
+    """Uniform over the legal actions (its own seeded generator): the environment's own
+    ``"random"`` (``siete_env.opponents.UniformRandom``), built like the other agents."""
 
     def __init__(self, env, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, obs: dict) -> int:
-        legal = np.flatnonzero(obs["action_mask"])
-        return int(legal[self.rng.integers(len(legal))])
-
-    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        m = masks.astype(np.float64)
-        return m / m.sum(axis=1, keepdims=True)
+        super().__init__(seed)
 
     def banker_hit_probabilities(self, summary: Any) -> np.ndarray:
         """Hitting and standing both legal: each half the time."""

@@ -2,8 +2,8 @@
 
 The network is run with numpy, not torch: a saved model is loaded once (torch is needed
 for that), its actor's weights are copied into an ``MLPPolicy``, and every decision is
-then a few small matrix products (a few microseconds, against ~100 µs for a torch call
-on one observation). The numbers are the same as the torch policy's (a test compares
+then a few small matrix products, far cheaper than a torch call on one observation (the
+figures: docs/results.md). The numbers are the same as the torch policy's (a test compares
 them). This is what lets past snapshots play inside the training environments and
 lets ``evaluate.py`` play hundreds of thousands of hands in seconds.
 """

@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from siete_env.opponents import register_resolver
 
 from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, ThresholdPunter
 
@@ -36,6 +39,7 @@ SPEC_HELP = (
     "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz"
 )
 _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
+_TABLES = ("cfr", "table")
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
@@ -47,70 +51,115 @@ def _parse_total(kind: str, arg: str, spec: str) -> float:
     return t
 
 
+@dataclass(frozen=True)
+class AgentSpec:
+    """A spec string, parsed: its ``kind`` (``random``, ``threshold``, ``banker``,
+    ``smart``, ``bold``, ``ppo``, ``cfr``, ``table``), its argument (a total such as
+    ``"5.5"``, or a file path) and, for ``ppo``, whether it samples. ``str(spec)`` is the
+    spec string again."""
+
+    kind: str
+    arg: str = ""
+    sample: bool = False
+
+    @classmethod
+    def parse(cls, spec: str) -> AgentSpec:
+        """The parts of a spec string; a ``ValueError`` naming what is wrong (files are
+        not looked at: ``check_spec``)."""
+        if not isinstance(spec, str):
+            raise ValueError(f"an agent spec is a string, got {spec!r}; {SPEC_HELP}")
+        if spec != spec.strip():
+            raise ValueError(f"bad agent spec {spec!r}: leading or trailing whitespace; {SPEC_HELP}")
+        kind, _, arg = spec.partition(":")
+        if kind == "random" and not arg:
+            return cls(kind)
+        if kind in _THRESHOLDS:
+            _parse_total(kind, arg, spec)
+            return cls(kind, arg)
+        if kind in _TABLES:
+            if not arg:
+                raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
+            return cls(kind, arg)
+        if kind == "ppo":
+            sample = arg.endswith(":sample")
+            if sample or arg.endswith(":greedy"):
+                arg = arg.rpartition(":")[0]
+            if not arg:
+                raise ValueError(f"bad agent spec {spec!r}: ppo: needs a model path; {SPEC_HELP}")
+            return cls(kind, arg, sample)
+        raise ValueError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
+
+    @classmethod
+    def model(cls, path: str | Path, sample: bool = False) -> AgentSpec:
+        """A model saved by ``train.py`` (``ppo:PATH``)."""
+        return cls("ppo", str(path), sample)
+
+    @classmethod
+    def tables(cls, path: str | Path) -> AgentSpec:
+        """A saved table-policy pair (``table:PATH``)."""
+        return cls("table", str(path))
+
+    @property
+    def path(self) -> Path | None:
+        """The file of a ``ppo``, ``cfr`` or ``table`` spec."""
+        return Path(self.arg) if self.kind in ("ppo", *_TABLES) else None
+
+    @property
+    def total(self) -> float | None:
+        """The total of a threshold spec."""
+        return float(self.arg) if self.kind in _THRESHOLDS else None
+
+    def relative_to(self, folder: str | Path) -> AgentSpec:
+        """The same spec with its file path relative to ``folder``."""
+        if self.path is None:
+            return self
+        return replace(self, arg=str(self.path.relative_to(folder)))
+
+    def __str__(self) -> str:
+        if not self.arg:
+            return self.kind
+        return f"{self.kind}:{self.arg}" + (":sample" if self.sample else "")
+
+
 def check_spec(spec: str) -> str:
     """Validate a spec string without building an environment (files must exist)."""
-    if not isinstance(spec, str):
-        raise ValueError(f"an agent spec is a string, got {spec!r}; {SPEC_HELP}")
-    if spec != spec.strip():
-        raise ValueError(f"bad agent spec {spec!r}: leading or trailing whitespace; {SPEC_HELP}")
-    kind, _, arg = spec.partition(":")
-    if kind == "random" and not arg:
-        return spec
-    if kind in _THRESHOLDS:
-        _parse_total(kind, arg, spec)
-        return spec
-    if kind in ("cfr", "table"):
-        if not arg:
-            raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
-        if not Path(arg).is_file():
-            raise ValueError(f"bad agent spec {spec!r}: no solution file {arg}")
-        if not zipfile.is_zipfile(arg):  # an .npz is a zip archive
+    a = AgentSpec.parse(spec)
+    path = a.path
+    if a.kind in _TABLES and path is not None:
+        if not path.is_file():
+            raise ValueError(f"bad agent spec {spec!r}: no solution file {path}")
+        if not zipfile.is_zipfile(path):  # an .npz is a zip archive
             raise ValueError(
-                f"bad agent spec {spec!r}: {arg} is not a solution file (an .npz saved by evaluate.py --solve "
+                f"bad agent spec {spec!r}: {path} is not a solution file (an .npz saved by evaluate.py --solve "
                 "or a training run's final.npz / gen_XXX/br.npz)"
             )
-        return spec
-    if kind == "ppo":
-        path, mode = _ppo_parts(spec)
-        if not Path(path).is_file():
+    elif a.kind == "ppo" and path is not None:
+        if not path.is_file():
             raise ValueError(f"bad agent spec {spec!r}: no model file {path}")
         if not zipfile.is_zipfile(path):
             raise ValueError(f"bad agent spec {spec!r}: {path} is not a model file (a .zip saved by train.py)")
-        return spec
-    raise ValueError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
-
-
-def _ppo_parts(spec: str) -> tuple[str, str]:
-    rest = spec[4:]
-    mode = "greedy"
-    if rest.endswith(":sample"):
-        rest, mode = rest[: -len(":sample")], "sample"
-    elif rest.endswith(":greedy"):
-        rest = rest[: -len(":greedy")]
-    if not rest:
-        raise ValueError(f"bad agent spec {spec!r}: ppo: needs a model path; {SPEC_HELP}")
-    return rest, mode
+    return spec
 
 
 def make_agent(spec: Any, env, seed: int | None = None):
-    """An agent for ``env`` (a PettingZoo env of this package) from a spec string. A
-    callable is returned as it is."""
+    """An agent for ``env`` (a PettingZoo env of this package) from a spec string (or an
+    ``AgentSpec``). A callable is returned as it is. This is also the environment's spec
+    resolver (``siete_env.opponents``, entry point ``siete_env.agent_specs``)."""
     if callable(spec) and not isinstance(spec, str):
         return spec
-    check_spec(spec)
-    kind, _, arg = spec.partition(":")
-    if kind == "random":
+    check_spec(str(spec))
+    a = AgentSpec.parse(str(spec))
+    if a.kind == "random":
         return RandomAgent(env, seed)
-    if kind in _THRESHOLDS:
-        return _THRESHOLDS[kind](env, _parse_total(kind, arg, spec))
-    if kind in ("cfr", "table"):
+    if a.kind in _THRESHOLDS:
+        return _THRESHOLDS[a.kind](env, a.total)
+    if a.kind in _TABLES:
         from siete_env.solve import load_tables
 
-        return load_tables(arg).agent(env, seed)
-    path, mode = _ppo_parts(spec)
+        return load_tables(a.arg).agent(env, seed)
     from .learned import PPOAgent
 
-    return PPOAgent(env, path, greedy=mode == "greedy", seed=seed)
+    return PPOAgent(env, a.arg, greedy=not a.sample, seed=seed)
 
 
 def policy_probs(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -122,3 +171,6 @@ def policy_probs(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarr
     for i in range(len(observations)):
         out[i, agent({"observation": observations[i], "action_mask": masks[i]})] = 1.0
     return out
+
+
+register_resolver(make_agent)  # SeatEnv's opponents from spec strings (also declared as an entry point)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ import numpy as np
 
 from siete_env import raw_env
 from siete_env.game import Phase
+from siete_env.processes import die_with_parent
 
 from .specs import make_agent
 
@@ -170,34 +170,6 @@ def _play(kwargs: dict[str, Any]) -> MatchResult:
     except ImportError:
         pass
     return play_match(**kwargs)
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """Make this child process end when its parent dies, even by SIGKILL (no orphan goes
-    on playing or writing files): on Linux the kernel kills it (``prctl(PR_SET_PDEATHSIG,
-    SIGKILL)``); everywhere a daemon thread checks twice a second that its parent is still
-    ``parent_pid``. Call it first thing in the child."""
-    import signal
-    import threading
-    import time
-
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass  # the watchdog below still works
-    if os.getppid() != parent_pid:  # the parent died before prctl
-        os._exit(1)
-
-    def watchdog() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent_pid:
-                os._exit(1)
-
-    threading.Thread(target=watchdog, name="die-with-parent", daemon=True).start()
 
 
 def play_matches(

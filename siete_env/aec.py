@@ -66,7 +66,8 @@ def action_index(action: Any) -> int:
     )
 
 
-def _check_seed(seed: Any) -> int | None:
+def check_seed(seed: Any) -> int | None:
+    """A reset seed: ``None`` or a non-negative integer (as a Python int); a clear ``ValueError`` otherwise."""
     if seed is None:
         return None
     if not isinstance(seed, bool | np.bool_) and isinstance(seed, int | np.integer) and seed >= 0:
@@ -74,7 +75,8 @@ def _check_seed(seed: Any) -> int | None:
     raise ValueError(f"reset seed must be None or a non-negative integer, got {seed!r}")
 
 
-def _check_options(options: Any) -> None:
+def check_options(options: Any) -> None:
+    """Reset options: ``None`` or a mapping; a clear ``ValueError`` otherwise."""
     if options is not None and not isinstance(options, Mapping):
         raise ValueError(
             f"reset options must be a dict such as {{'deck': ['4o', '7c'], 'banker': 0}} or None, "
@@ -172,6 +174,10 @@ class raw_env(AECEnv):
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_space
 
+    def seat_of(self, agent: str) -> int:
+        """The seat of an agent name (``"player_2"`` -> 2)."""
+        return self._seat_of[agent]
+
     def action_id(self, name: str) -> int:
         """The action index of an action name (``"HIT_DOWN"`` -> 2)."""
         try:
@@ -209,7 +215,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is None and not options and self._rng is not None:
-            _check_options(options)  # {} and None only
+            check_options(options)  # {} and None only
             return self._start(self._draw_banker(), self._shuffled_deck())
         seed, listed, banker = self._check_reset(seed, options, stacklevel=3)
         # Validation done: from here on nothing can fail half-way.
@@ -228,8 +234,8 @@ class raw_env(AECEnv):
     ) -> tuple[int | None, list[int], int | None]:
         """``reset``'s arguments validated (nothing changes): the seed, the stacked cards
         and the banker option. A clear ``ValueError`` naming the argument otherwise."""
-        seed = _check_seed(seed)
-        _check_options(options)
+        seed = check_seed(seed)
+        check_options(options)
         options = dict(options or {})
         unknown = [k for k in options if k not in RESET_OPTIONS]
         if unknown and warn:
@@ -469,7 +475,7 @@ def _forwarding(cls: type) -> type:
     """A subclass of a standard PettingZoo wrapper whose hot attributes (``agent_selection``,
     ``terminations``, ...) are read straight from the unwrapped env by C-level
     ``attrgetter`` properties, instead of through ``__getattr__`` at every wrapper level
-    (which raises and catches an ``AttributeError`` per level, ~3 µs per read). The
+    (which raises and catches an ``AttributeError`` per level; the cost: docs/results.md). The
     standard wrappers never shadow these attributes, so the values are the same; the
     wrappers' own logic (illegal-move termination, bounds assertion, order checks) runs
     unchanged. Before ``reset`` the raw env raises OrderEnforcingWrapper's own message."""

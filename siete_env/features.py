@@ -24,7 +24,8 @@ def folded_size(layout: Layout) -> int:
 def fold_suits(obs: np.ndarray, layout: Layout) -> np.ndarray:
     """Fold one observation (``(D,)``) or a batch (``(N, D)``): card ``c = suit*10 + r``
     becomes rank row ``r``; every other entry is kept as it is."""
-    W, cards = layout.W, N_CARDS * layout.W
+    W, cards = layout.W, layout.HANDS  # the cards block comes first, the hands block after it
+    assert layout.CARDS == 0
     if obs.ndim == 1:
         folded = obs[:cards].reshape(N_SUITS, N_RANKS * W).sum(axis=0)
         return np.concatenate((folded, obs[cards:])).astype(np.float32, copy=False)

@@ -41,6 +41,7 @@ import numpy as np
 
 from .aec import env as make_env
 from .aec import raw_env
+from .processes import die_with_parent
 from .rules import PRESETS, check_table, resolve_rules
 
 APIS = ("env", "raw_env")
@@ -300,11 +301,7 @@ def campaign(
 
 
 def _worker_init(parent_pid: int) -> None:
-    try:
-        from agents.tournament import die_with_parent  # no orphan outlives a killed campaign
-    except ImportError:
-        return
-    die_with_parent(parent_pid)
+    die_with_parent(parent_pid)  # no orphan outlives a killed campaign
 
 
 def _one_preset(args: tuple) -> Tally:

@@ -41,7 +41,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import _check_options, _check_seed, action_index, raw_env
+from . import opponents as specs
+from .aec import action_index, check_options, check_seed, raw_env
 from .features import fold_suits as _fold
 from .features import folded_size, suits_matter
 from .rules import Rules
@@ -78,8 +79,9 @@ class SeatEnv(gymnasium.Env):
         rules: a preset name, a dict of options or a ``Rules`` (as for ``siete_env.env``).
         num_players: table size, 2..12.
         opponents: the other seats' policies: an agent spec (``"smart:6"``, see
-            ``agents.specs``), a callable ``obs_dict -> action``, a list of them (drawn
-            uniformly per seat and episode) or a dict ``policy -> weight``.
+            ``agents.specs``; resolved by ``siete_env.opponents``: ``"random"`` is built
+            in), a callable ``obs_dict -> action``, a list of them (drawn uniformly per seat
+            and episode) or a dict ``policy -> weight``.
         copunters: for a punter learner at a table of 3 or more, the policies of the other
             punters (same forms as ``opponents``); ``None``: they come from ``opponents``
             too. ``opponents`` then plays the banker.
@@ -149,14 +151,12 @@ class SeatEnv(gymnasium.Env):
     def set_opponents(self, opponents: Any, copunters: Any = None) -> None:
         """Replace the opponent pools (takes effect at the next episode). Specs are
         validated and built now: a bad spec fails here, with nothing changed."""
-        from agents.specs import make_agent  # the agents live beside the package
-
         items, probs = _pool(opponents)
-        built = [make_agent(p, self.table) for p in items]
+        built = [specs.resolve(p, self.table) for p in items]
         co_built, co_probs = built, probs
         if copunters is not None:
             co_items, co_probs = _pool(copunters)
-            co_built = [make_agent(p, self.table) for p in co_items]
+            co_built = [specs.resolve(p, self.table) for p in co_items]
         self._pool, self._pool_p = built, probs
         self._co, self._co_p = co_built, co_probs
         if getattr(self, "_seeded", False):
@@ -215,7 +215,7 @@ class SeatEnv(gymnasium.Env):
         while True:
             if t.terminations[me]:
                 return got, True
-            seat = t._seat_of[t.agent_selection]
+            seat = t.seat_of(t.agent_selection)
             if seat == 0:
                 return got, False
             agent = t.agent_selection
@@ -224,8 +224,8 @@ class SeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        seed = _check_seed(seed)
-        _check_options(options)
+        seed = check_seed(seed)
+        check_options(options)
         options = dict(options or {})
         unknown = [k for k in options if k != "deck"]
         if unknown:

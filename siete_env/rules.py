@@ -1,6 +1,6 @@
-"""Rule options and presets (RULES.md), validated with pydantic.
+"""Rule options and presets (docs/rules.md), validated with pydantic.
 
-``Rules`` is a frozen model: one field per rule option, defaults as in RULES.md.
+``Rules`` is a frozen model: one field per rule option, defaults as in docs/rules.md.
 ``resolve_rules`` turns what a user passes (a preset name, a dict of overrides on a
 preset, or a ``Rules``) into a validated ``Rules`` for a table size, or raises a
 ``ValueError`` naming the offending option and what is allowed. Nothing is ever
@@ -27,7 +27,7 @@ MAX_PLAYERS = 12
 
 
 class Rules(BaseModel):
-    """One table's rules. Every field is a rule option of RULES.md (section in brackets)."""
+    """One table's rules. Every field is a rule option of docs/rules.md (section in brackets)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -309,7 +309,8 @@ def load_rules_file(path: str | Path) -> dict[str, Any]:
     return read_yaml_mapping(path)
 
 
-def _is_path(name: str) -> bool:
+def is_rules_file(name: str) -> bool:
+    """Whether a ``rules`` string names a YAML file (rather than a preset)."""
     return name.endswith((".yaml", ".yml")) or "/" in name or "\\" in name
 
 
@@ -321,7 +322,7 @@ def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:
         rules = "spanish"
     if isinstance(rules, Rules):
         return rules
-    if isinstance(rules, Path) or (isinstance(rules, str) and _is_path(rules)):
+    if isinstance(rules, Path) or (isinstance(rules, str) and is_rules_file(rules)):
         rules = load_rules_file(rules)
     elif isinstance(rules, str):
         rules = {"preset": rules}

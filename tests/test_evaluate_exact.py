@@ -41,7 +41,7 @@ def test_exact_refuses_rules_it_does_not_cover():
 
 
 def test_milestones_say_how_far_nash_conv_is_from_the_targets():
-    from evaluate import milestones
+    from training.report import milestones
 
     assert milestones(0.0413) == (
         "Targets (NashConv, chips per hand): ≤ 0.05: met; ≤ 0.01: not met, 0.0313 above (4.1x)."
@@ -51,7 +51,7 @@ def test_milestones_say_how_far_nash_conv_is_from_the_targets():
 
 
 def test_limits_say_which_side_is_more_exploitable():
-    from evaluate import limits
+    from training.report import limits
 
     text = limits({"ev": -0.11, "punter_br": -0.10, "banker_br": 0.112, "nash_conv": 0.012})
     assert "gains 0.0100 against the final banker" in text and "0.0020 against the final punter" in text

@@ -203,7 +203,7 @@ def test_max_splits_error_reads_as_one_option():
 
 
 def test_lists_yaml_files_and_cli_values_still_work(tmp_path):
-    from evaluate import _rules_arg
+    from evaluate import rules_arg
 
     r = resolve_rules({"bet_levels": [1, 2], "auction_bids": [1, 5], "max_splits": 2})
     assert r.bet_levels == (1, 2) and r.auction_bids == (1, 5) and r.max_splits == 2
@@ -211,7 +211,7 @@ def test_lists_yaml_files_and_cli_values_still_work(tmp_path):
     f.write_text("preset: italian\nremove_sotas: yes\nmax_splits: 1\nbet_levels: [1, 3]\nwild_card: 12o\n")
     r = resolve_rules(str(f))
     assert r.remove_sotas is True and r.max_splits == 1 and r.bet_levels == (1, 3)
-    spec = _rules_arg("spanish", ["remove_sotas=yes", "four_swap=off", "canto=on", "fusilar=No", "max_splits=2"])
+    spec = rules_arg("spanish", ["remove_sotas=yes", "four_swap=off", "canto=on", "fusilar=No", "max_splits=2"])
     r = resolve_rules(spec)
     assert (r.remove_sotas, r.four_swap, r.canto, r.fusilar, r.max_splits) == (True, "off", True, False, 2)
     for p in sorted((ROOT / "configs" / "rules").glob("*.yaml")):
@@ -219,7 +219,7 @@ def test_lists_yaml_files_and_cli_values_still_work(tmp_path):
 
 
 def test_train_set_rule_values_are_parsed_per_option(tmp_path):
-    from train import load_config
+    from training.config import load_config
 
     cfg = yaml.safe_load((ROOT / "configs" / "train" / "default.yaml").read_text())
     cfg["rules"] = {"preset": "spanish", "max_splits": 0}
@@ -377,13 +377,13 @@ def test_learners_die_with_a_killed_train_py(tmp_path):
 
 
 def test_a_run_folder_is_locked(tmp_path):
-    from train import lock_run_dir
+    from training.runs import lock_run_dir
 
     with lock_run_dir(tmp_path):
         with lock_run_dir(tmp_path):  # re-entrant in the process that holds it
             pass
         code = (
-            "import sys; sys.path.insert(0, sys.argv[2]); from train import lock_run_dir\n"
+            "import sys; sys.path.insert(0, sys.argv[2]); from training.runs import lock_run_dir\n"
             "from pathlib import Path\n"
             "try:\n"
             "    with lock_run_dir(Path(sys.argv[1]), wait=0.2): pass\n"
@@ -398,11 +398,11 @@ def test_a_run_folder_is_locked(tmp_path):
 
 
 def test_train_refuses_a_locked_run_folder(tmp_path):
-    from train import lock_run_dir
+    from training.runs import lock_run_dir
 
     with lock_run_dir(tmp_path):
         code = (
-            "import sys; sys.path.insert(0, sys.argv[2]); import train; train.LOCK_WAIT = 0.2\n"
+            "import sys; sys.path.insert(0, sys.argv[2]); import train, training.runs; training.runs.LOCK_WAIT = 0.2\n"
             "sys.exit(train.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
         )
         r = subprocess.run([sys.executable, "-c", code, str(tmp_path), str(ROOT)], capture_output=True, text=True)

@@ -41,16 +41,16 @@ def _situations(env, steps=400, seed=0):
     """(folded observations, masks, raw observation dicts) of the learner on random play."""
     rng = np.random.default_rng(seed)
     xs, ms, raws = [], [], []
-    env.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
     for _ in range(steps):
         m = env.action_masks()
         raw = env.table.observe("player_0")
-        xs.append(env._last_obs.copy())
+        xs.append(obs.copy())
         ms.append(m.copy())
         raws.append({"observation": raw["observation"].copy(), "action_mask": raw["action_mask"].copy()})
-        _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(m))))
+        obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(m))))
         if done:
-            env.reset()
+            obs, _ = env.reset()
     return np.array(xs), np.array(ms), raws
 
 

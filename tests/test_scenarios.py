@@ -1,5 +1,5 @@
 """One stacked-deck scenario per rule mechanic of the spanish preset, each with an exact
-expected payout (RULES.md; sources in shared/seeds/000, 001)."""
+expected payout (docs/rules.md; sources: seeds 000, 001)."""
 
 from __future__ import annotations
 
@@ -262,7 +262,7 @@ def test_deck_runs_out_no_hit_offered():
     g = Game(resolve_rules("spanish"), 2, shuffle=lambda: list(range(40)))
     g.start(0, [CARD_INDEX["1o"], CARD_INDEX["2c"], CARD_INDEX["1e"]])
     names = lambda: {g.actions[a].name for a in g.legal_actions()}  # noqa: E731
-    g.apply(g._bet_ids[0])
+    g.apply([a.name for a in g.actions].index("BET_1"))
     g.apply(1)  # HIT_UP: the last card
     assert names() == {"STAND", "RAISE_2", "RAISE_3", "RAISE_4", "RAISE_5"}
     g.apply(0)

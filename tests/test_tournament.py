@@ -11,8 +11,8 @@ import pytest
 
 from agents.specs import make_agent
 from agents.tournament import Z95, Estimate, play_match, play_matches, round_robin
-from evaluate import worst_cases
 from siete_env import env as aec_env
+from training.report import worst_cases
 
 EXACT = -0.1777828  # tests/test_baseline_value.py: exact enumeration, single stake, no swaps/splits
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from agents.tournament import play_match
-from train import DEFAULT_CONFIG, TrainConfig, load_config
+from training.config import DEFAULT_CONFIG, TrainConfig, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -157,7 +157,7 @@ def test_cli_bad_value_exits_2_before_training(tmp_path):
 
 # --------------------------------------------------------------------------- smoke run
 # The exact-resume comparison needs a third training run (the uninterrupted one): opt in
-# with SIETE_SLOW_TESTS=1 (it adds ~10-20 s on a 2-core machine).
+# with SIETE_SLOW_TESTS=1 (a third, short training run).
 SLOW = os.environ.get("SIETE_SLOW_TESTS") == "1"
 
 
@@ -194,7 +194,7 @@ def smoke(tmp_path_factory):
 
 
 def test_schedules_across_generations():
-    from train import PPOConfig
+    from training.config import PPOConfig
 
     p = PPOConfig(learning_rate=3e-4, learning_rate_final=1e-4, ent_coef=0.05, ent_coef_final=0.01)
     assert p.at(1, 5) == (3e-4, 0.05)
@@ -399,7 +399,8 @@ def test_mixtures_need_the_exact_evaluator(overrides, allowed):
 
 
 def test_opponent_pool_with_snapshot_weights():
-    from train import OpponentsConfig, opponent_pool
+    from train import opponent_pool
+    from training.config import OpponentsConfig
 
     o = OpponentsConfig(weighting="nash")
     pool = opponent_pool(["banker:6", "smart:6"], ["a", "b", "c"], o, None, 0.2, np.array([0.0, 0.25, 0.75]))

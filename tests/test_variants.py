@@ -1,5 +1,5 @@
 """Scenario tests for the rule variants, each with an exact expected result. Every test
-names the source document in shared/seeds/ and the sentence it implements:
+names the source document (docs/rules.md, "The source documents") and the sentence it implements:
 000 = 000_e38fda313f5aa24a.txt (Spanish), 001 = 001_ac9263210faa28be.txt (Spanish),
 002 = 002_a800a540ffe55e3f.txt (Latin American), 003 = 003_34f1b911eeb84e49.txt (French),
 004 = 004_cd6d149114947459.txt (Italian)."""
@@ -161,7 +161,7 @@ def test_bank_goes_to_the_best_reale_by_suit():
 
 def test_shoe_runs_across_hands_and_seen_cards_are_public():
     # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo" (one shoe);
-    # RULES.md §1: the cards already seen in this shoe are public information.
+    # docs/rules.md §1: the cards already seen in this shoe are public information.
     e = table(["5c", "6o", "1e", "3b", "2c"], rules={"preset": ITALIAN, "hands_per_episode": 2})
     play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "STAND"), (P0, "STAND")])  # 6 vs 6: banker
     g, L = e.game, e.layout
@@ -184,7 +184,7 @@ def test_shoe_reshuffles_the_discards_and_passes_the_bank_right():
     g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))
     deck = [CARD_INDEX[c] for c in ("5c", "6o", "1e", "3b")]
     g.start(0, deck)  # a 4-card shoe
-    stand, bet1 = 0, g._bet_ids[0]
+    stand, bet1 = 0, [a.name for a in g.actions].index("BET_1")
     for a in (bet1, stand, stand):  # punter 5 stands, banker 6 stands
         g.apply(a)
     assert g.hand_no == 1 and g.banker == 0  # the shoe did not run out in hand 1
@@ -352,7 +352,7 @@ def test_triplee_two_sevens_pay_triple_and_keep_the_bank_where_it_is():
 
 
 def test_starting_chips_limit_stakes_and_end_the_session():
-    # RULES.md §6: "starting_chips (default none = unlimited) ends a seat's play when it
+    # docs/rules.md §6: "starting_chips (default none = unlimited) ends a seat's play when it
     # cannot cover the minimum stake".
     e = table(["5o", "6c", "1e", "2b"], rules={"starting_chips": 3, "hands_per_episode": 5})
     assert legal(e) == {"BET_1", "BET_2", "BET_3"}
@@ -464,7 +464,7 @@ def test_side_bets_follow_the_backed_hand():
 
 
 def test_italian_and_french_decks_render_with_their_names():
-    # RULES.md §1: "The ids stay rank+suit-letter; only names/rendering change."
+    # docs/rules.md §1: "The ids stay rank+suit-letter; only names/rendering change."
     from siete_env.cards import card_name
 
     assert (

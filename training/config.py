@@ -1,0 +1,270 @@
+"""The training config (``configs/train/*.yaml``): every key validated, overrides from
+the command line.
+
+``load_config(path, overrides)`` reads a YAML file (default ``configs/train/default.yaml``)
+plus ``key=value`` overrides (dotted keys, YAML values) into a frozen ``TrainConfig``; any
+problem is a ``ValueError`` naming the key and what is allowed. Used by ``train.py`` (a
+run) and ``evaluate.py --run`` (a run's report).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agents.specs import check_spec
+from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
+
+DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
+
+
+# --------------------------------------------------------------------------- config
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PPOConfig(_Strict):
+    """MaskablePPO hyperparameters (the names are SB3's)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(256, ge=8, description="rollout steps per environment")
+    batch_size: int = Field(512, ge=8)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(1.0, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    learning_rate_final: float | None = Field(
+        None,
+        gt=0,
+        description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
+    )
+    ent_coef_final: float | None = Field(
+        None,
+        ge=0,
+        description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
+    )
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    @field_validator("net_arch")
+    @classmethod
+    def _arch(cls, v: list[int]) -> list[int]:
+        if not v or any(x < 1 for x in v):
+            raise ValueError(f"net_arch is a list of positive layer widths, e.g. [128, 128], got {v}")
+        return v
+
+    def at(self, generation: int, generations: int) -> tuple[float, float]:
+        """``(learning_rate, ent_coef)`` of a generation (1-based): linear from the
+        first generation's values to the ``*_final`` ones at the last."""
+        f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
+        lr = (
+            self.learning_rate
+            if self.learning_rate_final is None
+            else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
+        )
+        ent = (
+            self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
+        )
+        return lr, ent
+
+
+class RoleConfig(_Strict):
+    """One learner."""
+
+    steps: int = Field(ge=1, description="learner env steps per generation")
+    baseline_share: float = Field(
+        0.5, ge=0, le=1, description="share of this learner's hands against the baselines (the rest: snapshots)"
+    )
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+
+
+class OpponentsConfig(_Strict):
+    """The training pools."""
+
+    baseline_punters: list[str] = Field(
+        default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"], min_length=1
+    )
+    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
+    snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
+    weighting: Literal["uniform", "prioritized", "nash"] = Field(
+        "prioritized",
+        description="how the pool shares its hands: uniformly; prioritized fictitious self-play (the "
+        "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
+        "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
+        "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
+        "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
+    )
+    temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
+    exploiter_share: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of each learner's hands against the exact best response to its own newest "
+        "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
+        "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
+    )
+
+    @field_validator("baseline_punters", "baseline_bankers")
+    @classmethod
+    def _specs(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if s.startswith("ppo:"):
+                raise ValueError(f"baseline {s!r}: baselines are heuristic specs; learned snapshots join by themselves")
+            check_spec(s)
+        return v
+
+
+class EvaluationConfig(_Strict):
+    """The final evaluation (a round robin by role) and the per-generation one."""
+
+    hands: int = Field(200_000, ge=100, description="hands per pairing in the final report")
+    punters: list[str] = Field(default_factory=lambda: ["random", "threshold:5", "threshold:5.5", "bold:5.5"])
+    bankers: list[str] = Field(default_factory=lambda: ["random", "banker:5.5", "banker:6", "smart:6"])
+    generation_hands: int = Field(20_000, ge=0, description="hands per pairing after each generation (0: none)")
+    workers: int = Field(2, ge=1)
+    map_hands: int = Field(50_000, ge=100, description="hands recorded for each strategy map of the report")
+    seed: int = Field(2026, ge=0)
+    exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
+    select: Literal["last", "best_worst", "mixture"] = Field(
+        "best_worst",
+        description="which snapshot becomes the final policy of each role: the last one, or the one whose "
+        "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
+        "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
+        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
+    )
+    mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
+
+    @field_validator("punters", "bankers")
+    @classmethod
+    def _specs(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("at least one baseline is needed")
+        for s in v:
+            check_spec(s)
+        return v
+
+
+class TrainConfig(_Strict):
+    """A training run (``configs/train/*.yaml``)."""
+
+    name: str = "default"
+    rules: str | dict[str, Any] = "spanish"
+    num_players: int = Field(2, ge=2, le=12)
+    seed: int = Field(0, ge=0)
+    generations: int = Field(ge=1)
+    n_envs: int = Field(8, ge=1)
+    threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
+    parallel: bool = Field(
+        True,
+        description="train both learners at once, in two processes (each generation against the other's "
+        "snapshots up to the previous generation); false: alternate, the banker after the punter",
+    )
+    punter: RoleConfig
+    banker: RoleConfig
+    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, v: Any) -> Any:
+        resolve_rules(v)  # a clear ValueError for an unknown preset or option
+        return v
+
+    @model_validator(mode="after")
+    def _table(self) -> TrainConfig:
+        check_table(resolve_rules(self.rules), self.num_players)  # e.g. side_bets heads-up
+        return self
+
+    @model_validator(mode="after")
+    def _exact_needed(self) -> TrainConfig:
+        wants = []
+        if self.opponents.weighting == "nash":
+            wants.append("opponents.weighting: nash")
+        if self.opponents.exploiter_share > 0:
+            wants.append("opponents.exploiter_share")
+        for role in ("punter", "banker"):
+            total = getattr(self, role).baseline_share + self.opponents.exploiter_share
+            if total > 1:
+                raise ValueError(
+                    f"{role}.baseline_share + opponents.exploiter_share is {total:g}: at most 1 (the rest of the "
+                    "hands go to the snapshots)"
+                )
+        if self.evaluation.select == "mixture":
+            wants.append("evaluation.select: mixture")
+        if not wants:
+            return self
+        from siete_env import solve
+
+        need = " and ".join(wants) + (" need" if len(wants) > 1 else " needs")
+
+        if self.num_players != 2:
+            raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
+        if self.opponents.weighting == "nash" and not self.parallel:
+            raise ValueError("opponents.weighting: nash needs parallel: true (both learners meet the same snapshots)")
+        if not self.evaluation.exact:
+            raise ValueError(f"{need} evaluation.exact: true")
+        try:
+            solve.check_rules(self.rules)
+        except ValueError as err:
+            raise ValueError(f"{need} rules the exact evaluator covers: {err}") from None
+        return self
+
+
+def _format_errors(e: ValidationError) -> str:
+    lines = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        got = "" if not err["loc"] else f" (got {err.get('input')!r})"  # top level: the message says it
+        lines.append(f"  {loc}: {msg}{got}")
+    return "\n".join(lines)
+
+
+def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    for k in keys[:-1]:
+        nxt = d.setdefault(k, {})
+        if not isinstance(nxt, dict):
+            raise ValueError(f"--set {dotted}: {k} is not a section")
+        d = nxt
+    d[keys[-1]] = value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
+    YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
+    path = Path(path) if path else DEFAULT_CONFIG
+    data = read_yaml_mapping(path, what="config", holds="settings")
+    for item in overrides or []:
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
+        key = key.strip()
+        # a rule option's value is read as the option's type (yes/no: booleans where wanted)
+        _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
+    try:
+        return TrainConfig(**data)
+    except ValidationError as e:
+        raise ValueError(f"invalid training config {str(path)!r}:\n{_format_errors(e)}") from None
+    except ValueError as e:
+        raise ValueError(f"invalid training config {str(path)!r}: {e}") from None
+
+
+def yaml_value(raw: str) -> Any:
+    """A command-line value read as YAML, except YAML 1.1's on/off/yes/no, which stay
+    words (``four_swap=off`` is the option ``off``; pydantic reads them as booleans where
+    a boolean is wanted)."""
+    if raw.strip().lower() in ("on", "off", "yes", "no", "y", "n"):
+        return raw.strip()
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw

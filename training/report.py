@@ -1,0 +1,386 @@
+"""Round-robin tables and a training run's report (``report.md``, ``report.json``,
+``results.csv``, plots): shared by ``train.py`` (at the end of a run) and ``evaluate.py``
+(its tables; ``--run`` re-makes a run's report)."""
+
+from __future__ import annotations
+
+import csv
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from agents.specs import AgentSpec, make_agent
+from agents.tournament import Estimate, MatchResult, Tournament, play_match, round_robin
+
+from .config import TrainConfig
+from .runs import RunState, final_specs, write_json
+
+
+# --------------------------------------------------------------------------- tables
+def _label(spec: str, names: dict[str, str]) -> str:
+    return names.get(spec, spec)
+
+
+def matrix_rows(t: Tournament, names: dict[str, str] | None = None) -> list[list[str]]:
+    """Rows: punters; columns: bankers; cells: the punter's mean chips per hand ± CI."""
+    names = names or {}
+    rows = [["punter \\ banker", *(_label(b, names) for b in t.bankers)]]
+    for p in t.punters:
+        rows.append([_label(p, names), *(str(t.results[(p, b)].punter) for b in t.bankers if (p, b) in t.results)])
+    return rows
+
+
+def print_table(rows: list[list[str]], title: str = "") -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title or None)
+        for i, h in enumerate(rows[0]):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for r in rows[1:]:
+            table.add_row(*r)
+        Console(width=max(100, 18 * len(rows[0]))).print(table)
+    except ImportError:
+        print(title)
+        for r in rows:
+            print("  ".join(f"{c:>18s}" for c in r))
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(rows[0]) + " |", "| " + " | ".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(out)
+
+
+def write_csv(path: Path, results: list[MatchResult]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["banker", "punter", "rules", "num_players", "hands", "seed", "seat", "mean", "ci95", "sd"])
+        for r in results:
+            for s, est in enumerate(r.seats):
+                w.writerow([r.banker, r.punters[s - 1] if s else r.banker, r.rules, r.num_players, r.hands, r.seed,
+                            s, f"{est.mean:.6f}", f"{est.ci95:.6f}", f"{est.sd:.6f}"])  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the criterion of a run
+def worst_cases(t: Tournament, learned_punter: str, learned_banker: str) -> dict[str, Any]:
+    """Each punter's worst result against the baseline bankers, each banker's worst
+    against the baseline punters, and whether the learned policies' worst beats every
+    baseline's worst with non-overlapping 95% confidence intervals."""
+    base_p = [p for p in t.punters if p != learned_punter]
+    base_b = [b for b in t.bankers if b != learned_banker]
+
+    def worst_p(p: str) -> tuple[str, Estimate]:
+        b = min(base_b, key=lambda b: t.results[(p, b)].punter.mean)
+        return b, t.results[(p, b)].punter
+
+    def worst_b(b: str) -> tuple[str, Estimate]:
+        p = min(base_p, key=lambda p: t.results[(p, b)].banker_result.mean)
+        return p, t.results[(p, b)].banker_result
+
+    out: dict[str, Any] = {"punters": {}, "bankers": {}}
+    for p in t.punters:
+        b, est = worst_p(p)
+        out["punters"][p] = {"against": b, "mean": est.mean, "ci95": est.ci95}
+    for b in t.bankers:
+        p, est = worst_b(b)
+        out["bankers"][b] = {"against": p, "mean": est.mean, "ci95": est.ci95}
+    for role, learned, base in (("punters", learned_punter, base_p), ("bankers", learned_banker, base_b)):
+        mine = out[role][learned]
+        # the baseline whose interval reaches highest: the learned interval must clear every one
+        best_base = max(base, key=lambda s: out[role][s]["mean"] + out[role][s]["ci95"])
+        bb = out[role][best_base]
+        margin = (mine["mean"] - mine["ci95"]) - (bb["mean"] + bb["ci95"])
+        out[f"{role}_criterion"] = {
+            "met": margin > 0,
+            "learned_worst": mine,
+            "best_baseline": best_base,
+            "best_baseline_worst": bb,
+            "margin_between_intervals": margin,
+        }
+    return out
+
+
+def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str:
+    c = wc[f"{role}_criterion"]
+    m, b = c["learned_worst"], c["best_baseline_worst"]
+    verdict = "MET" if c["met"] else "NOT MET"
+    learned = "learned punter" if role == "punters" else "learned banker"
+    return (
+        f"**{verdict}** — {learned}'s worst: {m['mean']:+.4f} ± {m['ci95']:.4f} (against "
+        f"{_label(m['against'], names)}); best baseline worst: "
+        f"{_label(c['best_baseline'], names)} {b['mean']:+.4f} ± {b['ci95']:.4f} (against {_label(b['against'], names)}); "
+        f"gap between the intervals: {c['margin_between_intervals']:+.4f}"
+    )
+
+
+# --------------------------------------------------------------------------- a training run's report
+def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: float | None = None) -> dict[str, Any]:
+    """The final report of a training run: the round robin of the learned policies and
+    the baselines, worst cases, training throughput, learning curves, strategy maps."""
+    e = cfg.evaluation
+    t0 = time.perf_counter()
+    lp, lb = final_specs(run_dir, state)
+    names = {lp: "learned punter", lb: "learned banker"} if lp != lb else {lp: "learned mixture"}
+    punters, bankers = [*e.punters, lp], [*e.bankers, lb]
+    n_pairs = len(punters) * len(bankers)
+    print(f"evaluating: {n_pairs} pairings x {e.hands:,} hands ({e.workers} workers)")
+    bar = progress_bar(n_pairs)
+    t = round_robin(punters, bankers, rules=cfg.rules, num_players=cfg.num_players, hands=e.hands, seed=e.seed,
+                    workers=e.workers, progress=lambda r: bar.update(1))  # fmt: skip
+    bar.close()
+    wc = worst_cases(t, lp, lb)
+    final_nc = _final_nash_conv(cfg, lp, lb)
+    eval_seconds = time.perf_counter() - t0
+    steps = state.learn_steps
+    secs = state.learn_seconds
+    throughput = {r: steps[r] / secs[r] if secs[r] else None for r in ("punter", "banker")}
+    # both learners run at once (parallel): the combined rate is over the wall time of learning
+    total_steps, total_secs = sum(steps.values()), state.learn_wall_seconds or sum(secs.values())
+    report: dict[str, Any] = {
+        "run": str(run_dir),
+        "config": cfg.model_dump(),
+        "generations": state.generation,
+        "train_seconds": train_seconds,
+        "eval_seconds": eval_seconds,
+        "learn_steps": steps,
+        "learn_seconds": secs,
+        "learn_wall_seconds": state.learn_wall_seconds,
+        "learn_steps_per_second": {**throughput, "overall": total_steps / total_secs if total_secs else None},
+        "tournament": t.to_dict(),
+        "worst_cases": wc,
+        "curves": state.curves,
+        "nash_conv": state.nash_conv,
+        "exact_note": state.exact_note,
+        "selected": state.selected or None,
+        "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
+        "final_nash_conv": final_nc,
+    }
+    plots = _plots(cfg, run_dir, t, state, names)
+    report["plots"] = plots
+    write_json(run_dir / "report.json", report)
+    write_csv(run_dir / "results.csv", list(t.results.values()))
+    rows = matrix_rows(t, names)
+    md = _report_markdown(cfg, report, rows, wc, names)
+    (run_dir / "report.md").write_text(md)
+    print_table(rows, title=f"punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing)")
+    print("punter criterion: " + _criterion_text(wc, "punters", names).replace("**", ""))
+    print("banker criterion: " + _criterion_text(wc, "bankers", names).replace("**", ""))
+    tp = report["learn_steps_per_second"]
+    print(
+        f"training throughput (env steps per second during learn()): punter {tp['punter']:,.0f}, "
+        f"banker {tp['banker']:,.0f}, both learners together {tp['overall']:,.0f}"
+    )
+    print(f"report: {run_dir / 'report.md'}")
+    return report
+
+
+def progress_bar(total: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="pairing", dynamic_ncols=True)
+
+
+def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, names: dict[str, str]) -> list[str]:
+    """Learning curves, the tournament matrix and strategy maps (PNG files)."""
+    out: list[str] = []
+    try:
+        from agents import plots
+    except ImportError:
+        return out
+    curves = state.curves
+    if curves.get("generation"):
+        c = dict(curves)
+        nc = state.nash_conv
+        if nc:
+            c["nash_conv"] = [x["nash_conv"] for x in nc]
+        plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
+        out.append("learning_curves.png")
+    plots.plot_tournament(tournament_matrix(t, names), str(run_dir / "tournament.png"))
+    out.append("tournament.png")
+    lp, lb = final_specs(run_dir, state)
+    plan = [  # each punter against the learned banker / banker:6, each banker against the learned punter / threshold
+        ("learned punter", lb, lp, "punter"),
+        ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
+        ("bold:5.5", "banker:6", "bold:5.5", "punter"),
+        ("learned banker", lb, lp, "banker"),
+        ("banker:6", "banker:6", "threshold:5.5", "banker"),
+        ("smart:6", "smart:6", "threshold:5.5", "banker"),
+    ]
+    maps = record_maps(plan, cfg.rules, cfg.num_players, cfg.evaluation.seed, hands=cfg.evaluation.map_hands)
+    plots.plot_strategy_maps(maps, str(run_dir / "strategy_maps.png"), title="learned policies and baselines")
+    write_json(run_dir / "strategy_maps.json", maps)
+    out.append("strategy_maps.png")
+    return out
+
+
+def tournament_matrix(t: Tournament, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """The punter x banker matrix of a tournament, as ``agents.plots.plot_tournament`` takes it."""
+    names = names or {}
+    return {
+        "punters": [_label(p, names) for p in t.punters],
+        "bankers": [_label(b, names) for b in t.bankers],
+        "mean": [
+            [t.results[(p, b)].punter.mean if (p, b) in t.results else None for b in t.bankers] for p in t.punters
+        ],
+        "ci": [[t.results[(p, b)].punter.ci95 if (p, b) in t.results else None for b in t.bankers] for p in t.punters],
+    }
+
+
+def record_maps(plan: list[tuple[str, str, str, str]], rules: Any, num_players: int, seed: int,
+                hands: int = 50_000) -> dict[str, Any]:  # fmt: skip
+    """Strategy maps recorded in play: for each ``(label, banker, punter, role)`` the
+    decisions of the ``role`` side in a match of ``hands`` hands."""
+    from agents.strategy import StrategyRecorder
+    from siete_env import raw_env
+
+    table = raw_env(num_players=num_players, rules=rules)
+    maps: dict[str, Any] = {}
+    for label, banker, punter, role in plan:
+        rec = StrategyRecorder(table, seats=(0,) if role == "banker" else tuple(range(1, num_players)))
+        play_match(banker, punter, rules=rules, num_players=num_players, hands=hands, seed=seed, recorder=rec)
+        maps[label] = rec.maps()
+    return maps
+
+
+def _final_nash_conv(cfg: TrainConfig, punter: str, banker: str) -> dict[str, float] | None:
+    """The exact NashConv of the final pair, when ``evaluation.exact`` and the rules are covered."""
+    if not cfg.evaluation.exact or cfg.num_players != 2:
+        return None
+    from siete_env import raw_env, solve
+
+    try:
+        solve.check_rules(cfg.rules)
+    except ValueError:
+        return None
+    table = raw_env(num_players=2, rules=cfg.rules)
+    nc = solve.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
+    return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
+
+
+def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
+    sel = report.get("selected") or {}
+    fin = report.get("final")
+    if fin:
+
+        def members(role: str) -> str:
+            w = sorted(fin["weights"][role].items(), key=lambda kv: -kv[1])
+            return ", ".join(f"{k.split('/')[0]} {v:.2f}" for k, v in w if v >= 0.005)
+
+        return (
+            "- Final policies: **the least exploitable mixture of the snapshots** (`final.npz`, agent spec "
+            "`table:final.npz`; siete_env.solve.mixture: each hand plays one member, drawn by weight, realised as the "
+            "equivalent table policy). Weights — punter: "
+            + members("punter")
+            + "; banker: "
+            + members("banker")
+            + f". `punter.zip` / `banker.zip` hold the heaviest members (generations {sel.get('punter')} / "
+            f"{sel.get('banker')})."
+        )
+    if not sel:
+        return ""
+    how = (
+        "the snapshot with the best worst-case lower bound against the evaluation baselines in the "
+        f"per-generation evaluation ({cfg.evaluation.generation_hands:,} hands per pairing, other decks than below)"
+        if cfg.evaluation.select == "best_worst"
+        else "the last snapshot"
+    )
+    return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
+
+
+MILESTONES = (0.05, 0.01)  # NashConv targets, chips per hand (the first milestone, then the long run's)
+
+
+def milestones(nash_conv: float) -> str:
+    """How far a NashConv is from the targets, in words."""
+    parts = [
+        f"≤ {m}: met" if nash_conv <= m else f"≤ {m}: not met, {nash_conv - m:.4f} above ({nash_conv / m:.1f}x)"
+        for m in MILESTONES
+    ]
+    return "Targets (NashConv, chips per hand): " + "; ".join(parts) + "."
+
+
+def limits(fnc: dict[str, float]) -> str:
+    """Where the final pair's NashConv comes from: each side's exploitability (what a best
+    response to it gains over the pair's value)."""
+    banker_side = fnc["punter_br"] - fnc["ev"]  # the punter's gain against the final banker
+    punter_side = fnc["banker_br"] + fnc["ev"]  # the banker's gain against the final punter
+    weaker = "banker" if banker_side >= punter_side else "punter"
+    return (
+        f"Where it comes from: a best-responding punter gains {banker_side:.4f} against the final banker, a "
+        f"best-responding banker {punter_side:.4f} against the final punter; the {weaker} is the more exploitable side."
+    )
+
+
+def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) -> str:
+    tp = report["learn_steps_per_second"]
+    e = cfg.evaluation
+    lines = [
+        f"# Training report — {cfg.name} (seed {cfg.seed})",
+        "",
+        f"Rules `{cfg.rules}`, {cfg.num_players} players; {report['generations']} generations; "
+        f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
+        "",
+        f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
+        f"- **Training throughput** (env steps per second during `learn()`): punter {tp['punter']:,.0f}, "
+        f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
+        f"({report['learn_steps']['punter'] + report['learn_steps']['banker']:,} steps in "
+        f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
+        _selected_text(cfg, report),
+        "",
+        f"## Round robin: the punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
+        "",
+        markdown_table(rows),
+        "",
+        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum)."
+        if cfg.num_players == 2
+        else f"The banker's result in each pairing is −{cfg.num_players - 1}× the pooled punter mean (zero-sum).",
+        "",
+        "## Worst cases",
+        "",
+        "| agent | role | worst mean | 95% CI | against |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for role, key in (("punter", "punters"), ("banker", "bankers")):
+        for spec, w in wc[key].items():
+            lines.append(
+                f"| {_label(spec, names)} | {role} | {w['mean']:+.4f} | ± {w['ci95']:.4f} | {_label(w['against'], names)} |"
+            )
+    lines += [
+        "",
+        "Worst results are over the **baseline** opponents (the learned opponent excluded).",
+        "",
+        "- Punter: " + _criterion_text(wc, "punters", names),
+        "- Banker: " + _criterion_text(wc, "bankers", names),
+        "",
+    ]
+    nc = report.get("nash_conv") or []
+    if report.get("exact_note"):
+        lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
+                  "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
+                  "swaps); see the README, 'How far training is from equilibrium'.", ""]  # fmt: skip
+    fnc = report.get("final_nash_conv")
+    if fnc:
+        lines += [
+            "## Exploitability of the final pair (exact)",
+            "",
+            f"EV (punter) {fnc['ev']:+.4f}; the punter's best response to the final banker {fnc['punter_br']:+.4f}; "
+            f"the banker's best response to the final punter {fnc['banker_br']:+.4f}; "
+            f"**NashConv {fnc['nash_conv']:.4f}** chips per hand (exploitability {fnc['nash_conv'] / 2:.4f}).",
+            "",
+            milestones(fnc["nash_conv"]) + " " + limits(fnc),
+            "",
+        ]
+    if nc:
+        lines += ["## Exploitability by generation (exact; each generation's newest pair)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
+                  "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        for x in nc:
+            lines.append(
+                f"| {x['generation']} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['banker_br']:+.4f} | {x['nash_conv']:.4f} |"
+            )
+        lines.append("")
+    if report.get("plots"):
+        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
+    return "\n".join(lines)
