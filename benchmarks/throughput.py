@@ -74,6 +74,12 @@ def null_env():
             self._m = np.ones(15, np.int8)
             self._skip_agent_selection = None
 
+        # what siete_env.aec's wrappers ask of the env they wrap (a raw_env's reset check)
+        _started = True
+
+        def _check_reset(self, seed, options, warn=True):
+            return None
+
         def action_space(self, agent):
             return self._a
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from .aec import env as make_env
 from .aec import raw_env
+from .game import Phase
 from .processes import die_with_parent
 from .rules import PRESETS, check_table, resolve_rules
 
@@ -231,7 +232,7 @@ def _play(e: Any, seed: int) -> int:
         check_table_state()
         if steps > bound:
             raise broken(f"no termination after {bound} steps")
-    if raw.game.phase != 4:
+    if raw.game.phase != Phase.OVER:
         raise broken("every agent left but the game is not over")
     if g.hand_no != raw.rules.hands_per_episode and sum(g.active(s) for s in range(n)) >= 2:
         raise broken(f"the episode ended after {g.hand_no} of {raw.rules.hands_per_episode} hands")
