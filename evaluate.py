@@ -62,10 +62,16 @@ def main(argv: list[str] | None = None) -> int:
         "--solve",
         type=Path,
         metavar="OUT.npz",
-        help="heads-up: compute a CFR+ reference equilibrium of the rules (siete_env.solve.cfr), measure its "
+        help="heads-up: compute a reference equilibrium of the rules (siete_env.solve.cfr), measure its "
         "exact NashConv, save it (play it with the agent spec cfr:OUT.npz)",
     )
-    ap.add_argument("--iterations", type=int, default=200, help="CFR+ iterations for --solve (default 200)")
+    ap.add_argument("--iterations", type=int, default=200, help="iterations for --solve (default 200)")
+    ap.add_argument(
+        "--method",
+        choices=("dcfr", "cfr+"),
+        default="dcfr",
+        help="with --solve: discounted CFR (default; the faster here) or CFR+ (docs/exact.md)",
+    )
     ap.add_argument("--every", type=int, default=25, help="with --solve: measure NashConv every N iterations")
     ap.add_argument("--players", type=int, default=2, help="table size (default 2)")
     ap.add_argument("--hands", type=int, default=200_000, help="hands per pairing (default 200000)")
@@ -239,10 +245,11 @@ def _solve(args) -> int:
     check_rules(args.rules)
     if args.iterations < 1 or args.every < 0:
         raise ValueError("--iterations must be >= 1 and --every >= 0")
-    print(f"CFR+ on heads-up {args.rules}: {args.iterations} iterations")
+    print(f"{args.method.upper()} on heads-up {args.rules}: {args.iterations} iterations")
     print(f"{'iteration':>9}  {'seconds':>8}  {'NashConv':>10}")
     sol = cfr.solve(args.rules, args.iterations, args.every,
-                    progress=lambda it, secs, nc: print(f"{it:>9}  {secs:>8.1f}  {nc:>10.6f}", flush=True))  # fmt: skip
+                    progress=lambda it, secs, nc: print(f"{it:>9}  {secs:>8.1f}  {nc:>10.6f}", flush=True),
+                    method=args.method)  # fmt: skip
     args.solve.parent.mkdir(parents=True, exist_ok=True)
     sol.save(args.solve)
     r = sol.result
@@ -251,7 +258,7 @@ def _solve(args) -> int:
           f"{-r.banker_br_value:+.6f} (banker's best response) and {r.punter_br_value:+.6f} (punter's)")  # fmt: skip
     print(f"saved {args.solve}; play it with the agent spec cfr:{args.solve}")
     if args.json:
-        write_json(args.json, {"rules": sol.rules, "iterations": sol.iterations, **r._asdict(),
+        write_json(args.json, {"rules": sol.rules, "method": args.method, "iterations": sol.iterations, **r._asdict(),
                                "history": [dict(zip(("iteration", "seconds", "nash_conv"), h, strict=True)) for h in sol.history]})  # fmt: skip
     return 0
 

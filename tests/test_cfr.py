@@ -181,6 +181,21 @@ def test_cfr_with_bet_levels_and_raises_improves_on_the_uniform_start():
     assert (bet[~c.bet_mask] == 0).all() and (draw[~c.draw_mask] == 0).all()
 
 
+def test_dcfr_converges_faster_than_cfr_plus():
+    """At the same number of iterations DCFR's average is well under CFR+'s (measured on
+    the single-stake game: 0.0052 against 0.0142 after 16)."""
+    ev = evaluator(SINGLE)
+    nc = {}
+    for method in cfr.METHODS:
+        c = cfr.CFRPlus(ev, method=method)
+        for _ in range(16):
+            c.iterate()
+        nc[method] = c.measure().nash_conv
+    assert 0 <= nc["dcfr"] < nc["cfr+"] / 2, nc
+    with pytest.raises(ValueError, match="unknown method 'cfr'"):
+        cfr.CFRPlus(ev, method="cfr")
+
+
 # --------------------------------------------------------------------------- CLI and agent spec
 def test_solve_cli_and_the_cfr_agent_spec(tmp_path, capsys):
     import json

@@ -17,11 +17,18 @@ pass is one function, over chunks of V rows:
 * ``reach``: the banker's own reach of every ``(V, M)`` under ``hit`` (a forward pass).
 
 Values are the punter's chips (the banker's are the negative), arrays ``(n_vu, L, 10)``.
+
+Two implementations compute each pass: compiled numba kernels (``siete_env.solve.kernels``,
+one V row per loop iteration, in parallel; the default) and the numpy passes below,
+vectorised over chunks of V rows (where numba is missing, or with the environment variable
+``SIETE_SOLVE_BACKEND=numpy``, or ``backend="numpy"``). They agree to rounding (tested).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+import weakref
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -29,6 +36,95 @@ from ..cards import N_CARDS, N_RANKS, N_SUITS, SEVEN_HALF
 from .states import BANKER_75, BANKER_BUST, BUST, FOUR, MAX_DECIDING, NO_SUCH_CARD, VAL, HeadsUpStates
 
 CHUNK = 8192  # V rows per chunk
+
+try:
+    from . import kernels
+except ImportError:  # pragma: no cover - numba is a dependency; the numpy passes stand in
+    kernels = None  # type: ignore[assignment]
+
+Backend = Literal["numba", "numpy"]
+BACKENDS: tuple[str, ...] = ("numba", "numpy")
+
+
+def default_backend() -> Backend:
+    """``numba`` where it is installed, unless ``SIETE_SOLVE_BACKEND=numpy``."""
+    want = os.environ.get("SIETE_SOLVE_BACKEND", "numba")
+    if want not in BACKENDS:
+        raise ValueError(f"SIETE_SOLVE_BACKEND must be one of {BACKENDS}, got {want!r}")
+    return "numba" if want == "numba" and kernels is not None else "numpy"
+
+
+def _backend(backend: Backend | None) -> Backend:
+    if backend is None:
+        return default_backend()
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "numba" and kernels is None:
+        raise ValueError("backend 'numba' needs numba installed (pip install numba)")
+    return backend
+
+
+class KernelArgs(NamedTuple):
+    """The per-V arrays and the banker tree, as the kernels take them."""
+
+    vk: np.ndarray  # (nV,) swapped 4s
+    vU: np.ndarray  # (nV, 10) face-up ranks
+    vn: np.ndarray  # (nV,) face-up cards
+    stake: np.ndarray  # (nV,)
+    tree: tuple  # M, M_tot, M_n, M_child, single, fixed_at, VAL, payout
+
+
+_KERNEL_ARGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def kernel_args(st: HeadsUpStates) -> KernelArgs:
+    """The kernels' arguments for these states (built once per ``HeadsUpStates``)."""
+    a = _KERNEL_ARGS.get(st)
+    if a is None:
+        vU = np.ascontiguousarray(np.repeat(st.vu_U, st.L, axis=0), np.int64)
+        tree = (
+            np.ascontiguousarray(st.M, np.int64),
+            np.ascontiguousarray(st.M_tot, np.int64),
+            np.ascontiguousarray(st.M_n, np.int64),
+            np.ascontiguousarray(st.M_child, np.int64),
+            np.ascontiguousarray(st.single, np.int64),
+            int(st.fixed_at),
+            np.ascontiguousarray(VAL, np.int64),
+            np.ascontiguousarray(st.payout, np.float64),
+        )
+        a = KernelArgs(
+            np.ascontiguousarray(np.repeat(st.vu_k, st.L), np.int64),
+            vU,
+            vU.sum(1),
+            np.ascontiguousarray(np.tile(st.stake_vec(), st.n_vu), np.float64),
+            tree,
+        )
+        _KERNEL_ARGS[st] = a
+    return a
+
+
+_NONE = np.zeros((1, N_RANKS))
+
+
+def _run(st: HeadsUpStates, rows: np.ndarray | None, mode: int, hit: np.ndarray | None = None,
+         W: np.ndarray | None = None, R_hit: np.ndarray | None = None, R_stand: np.ndarray | None = None,
+         pos_disc: float = 1.0, neg_disc: float = 1.0, plus: bool = True) -> np.ndarray:  # fmt: skip
+    """A kernel pass over the V ``rows`` (``None``: all); returns ``G (len(rows), 10)``."""
+    a = kernel_args(st)
+    vk, vU, stake = a.vk, a.vU, a.stake
+    if rows is not None:
+        vk, vU, stake = vk[rows], vU[rows], stake[rows]
+    f64 = np.float64
+    return kernels.banker_pass(
+        vk, vU, stake, *a.tree,
+        _NONE if hit is None else np.ascontiguousarray(hit, f64),
+        _NONE if W is None else np.ascontiguousarray(W, f64),
+        np.ascontiguousarray(st.forced_hit, np.bool_),
+        mode,
+        _NONE if R_hit is None else R_hit,
+        _NONE if R_stand is None else R_stand,
+        float(pos_disc), float(neg_disc), bool(plus),
+    )  # fmt: skip
 
 
 class Chunk(NamedTuple):
@@ -122,7 +218,8 @@ def _chunks(rows: np.ndarray, chunk: int):
 
 
 # --------------------------------------------------------------------------- the passes
-def policy_values(st: HeadsUpStates, hit: np.ndarray, chunk: int = CHUNK, scale_stakes: bool = True) -> np.ndarray:
+def policy_values(st: HeadsUpStates, hit: np.ndarray, chunk: int = CHUNK, scale_stakes: bool = True,
+                  backend: Backend | None = None) -> np.ndarray:  # fmt: skip
     """The punter's values of its stood hands ``(n_vu, L, 10)`` against the banker that
     hits with probability ``hit (n_vu * L, n_M)``.
 
@@ -137,6 +234,9 @@ def policy_values(st: HeadsUpStates, hit: np.ndarray, chunk: int = CHUNK, scale_
         h3 = hit.reshape(st.n_vu, st.L, st.n_M)
         scaled = (h3 == h3[:, :1]).all((1, 2))
         rows = np.flatnonzero(~np.repeat(scaled, st.L) | (np.arange(nV) % st.L == 0))
+    if _backend(backend) == "numba":
+        G[rows] = _run(st, rows, kernels.POLICY, hit=hit[rows])
+        rows = rows[:0]
     for sl in _chunks(rows, chunk):
         ctx = chunk_context(st, sl)
         vals: dict[int, np.ndarray] = {}
@@ -154,7 +254,7 @@ def policy_values(st: HeadsUpStates, hit: np.ndarray, chunk: int = CHUNK, scale_
 
 
 def best_response_values(st: HeadsUpStates, W: np.ndarray, rows: np.ndarray | None = None,
-                         chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+                         chunk: int = CHUNK, backend: Backend | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The banker's best response to the punter whose stood reach is ``W (n_vu, L, 10)``:
     the punter's values against it ``(n_vu, L, 10)`` and its hits ``(n_vu * L, n_M)``
     (bool; hit where hitting is strictly better). Computed at the V ``rows`` (default:
@@ -165,6 +265,12 @@ def best_response_values(st: HeadsUpStates, W: np.ndarray, rows: np.ndarray | No
     Wf = W.reshape(nV, N_RANKS)
     if rows is None:
         rows = np.flatnonzero(Wf.sum(1) > 0)
+    if _backend(backend) == "numba":
+        decided = np.zeros((len(rows), st.n_M))
+        mode = kernels.FORCED if st.forced else kernels.BEST_RESPONSE
+        G[rows] = _run(st, rows, mode, W=Wf[rows], R_hit=decided)
+        br_hit[rows] = decided > 0.5
+        rows = rows[:0]
     for sl in _chunks(rows, chunk):
         ctx = chunk_context(st, sl)
         vals: dict[int, np.ndarray] = {}
@@ -184,14 +290,24 @@ def best_response_values(st: HeadsUpStates, W: np.ndarray, rows: np.ndarray | No
 
 
 def regret_update(st: HeadsUpStates, hit: np.ndarray, W: np.ndarray, R_hit: np.ndarray, R_stand: np.ndarray,
-                  chunk: int = CHUNK) -> np.ndarray:  # fmt: skip
-    """CFR+'s banker step: with the banker hitting with probability ``hit``, its
+                  chunk: int = CHUNK, pos_disc: float = 1.0, neg_disc: float = 1.0, plus: bool = True,
+                  backend: Backend | None = None) -> np.ndarray:  # fmt: skip
+    """The banker's regret step: with the banker hitting with probability ``hit``, its
     counterfactual values of hitting and standing at every ``(V, M)`` (weighted by the
-    punter's stood reach ``W``) update the regrets ``R_hit``, ``R_stand`` (in place, regret
-    matching+: floored at 0). Returns the punter's values against ``hit`` ``(n_vu, L, 10)``."""
+    punter's stood reach ``W``) update the regrets ``R_hit``, ``R_stand`` in place: the old
+    regrets times ``pos_disc`` where positive and ``neg_disc`` where negative, plus the new
+    ones, floored at 0 with ``plus`` (CFR+: the defaults; DCFR: discounts below 1, no floor).
+    Returns the punter's values against ``hit`` ``(n_vu, L, 10)``."""
     nV = st.n_vu * st.L
-    G = np.zeros((nV, N_RANKS))
     Wf = W.reshape(nV, N_RANKS)
+    if _backend(backend) == "numba":
+        for R in (R_hit, R_stand):
+            if R.dtype != np.float64 or not R.flags.c_contiguous:
+                raise ValueError("the regrets are updated in place: C-contiguous float64 arrays")
+        G = _run(st, None, kernels.REGRET, hit=hit, W=Wf, R_hit=R_hit, R_stand=R_stand,
+                 pos_disc=pos_disc, neg_disc=neg_disc, plus=plus)  # fmt: skip
+        return G.reshape(st.n_vu, st.L, N_RANKS)
+    G = np.zeros((nV, N_RANKS))
     for c0 in range(0, nV, chunk):
         sl = slice(c0, min(c0 + chunk, nV))
         ctx = chunk_context(st, sl)
@@ -206,16 +322,25 @@ def regret_update(st: HeadsUpStates, hit: np.ndarray, W: np.ndarray, R_hit: np.n
             u_hit = -(post * cp).sum(1)  # the banker's chips
             u_st = -(post * stand).sum(1)
             u = s * u_hit + (1 - s) * u_st
-            R_hit[sl, m_i] = np.maximum(R_hit[sl, m_i] + u_hit - u, 0.0)
-            R_stand[sl, m_i] = np.maximum(R_stand[sl, m_i] + u_st - u, 0.0)
+            for R, r in ((R_hit, u_hit - u), (R_stand, u_st - u)):
+                old = R[sl, m_i]
+                R[sl, m_i] = np.where(old > 0, old * pos_disc, old * neg_disc) + r
+                if plus:
+                    np.maximum(R[sl, m_i], 0.0, out=R[sl, m_i])
         G[sl] = continuation(st, ctx, vals, None)
     return G.reshape(st.n_vu, st.L, N_RANKS)
 
 
-def reach(st: HeadsUpStates, hit: np.ndarray) -> np.ndarray:
+def reach(st: HeadsUpStates, hit: np.ndarray, backend: Backend | None = None) -> np.ndarray:
     """``(n_vu * L, n_M)``: the banker's own reach of every (V, M) under its hitting
     probabilities ``hit`` (the product of its hit probabilities along the way, summed
     over the orders of M; the chance of the cards is not in it)."""
+    if _backend(backend) == "numba":
+        a = kernel_args(st)
+        out = np.zeros(hit.shape, np.float64)
+        M, M_tot, M_n, M_child, single, fixed_at, _, _ = a.tree
+        kernels.banker_reach(a.vk, a.vn, np.ascontiguousarray(hit, np.float64), M_n, M_child, single, fixed_at, out)
+        return out
     x = np.zeros_like(hit, dtype=np.float64)
     x[:, st.single] = 1.0
     vk = np.repeat(st.vu_k, st.L)
@@ -232,7 +357,12 @@ def reach(st: HeadsUpStates, hit: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "BACKENDS",
+    "Backend",
     "Chunk",
+    "KernelArgs",
+    "default_backend",
+    "kernel_args",
     "best_response_values",
     "chunk_context",
     "continuation",
