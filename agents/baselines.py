@@ -65,9 +65,13 @@ class _Deterministic:
     deterministic = True
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        from .vectorized import batch_actions  # the same decisions, in numpy (-1: ask the agent)
+
+        acts = batch_actions(self, observations, masks)
+        for i in np.flatnonzero(acts < 0):
+            acts[i] = self({"observation": observations[i], "action_mask": masks[i]})
         out = np.zeros(masks.shape, np.float64)
-        for i in range(len(observations)):
-            out[i, self({"observation": observations[i], "action_mask": masks[i]})] = 1.0
+        out[np.arange(len(acts)), acts] = 1.0
         return out
 
 

@@ -290,6 +290,8 @@ def register_envs() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="siete_env.gym_env:SeatEnv",
+                # gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point"): the batched engine
+                vector_entry_point="siete_env.batched.vector:make_seat_vector_env",
                 kwargs={"role": role, "rules": "spanish", "num_players": 2, "opponents": "random"},
                 disable_env_checker=False,
             )

@@ -237,12 +237,7 @@ def _hit(r, cfg, s, h, face_up):
     c = _give(r, cfg, k, face_up)
     r[FIRST] = 0
     r[RAISED] = 0
-    if (
-        was_single
-        and r[cfg[O_SPL] + s] < cfg[K_SPLITS]
-        and V2[c] == V2[first]
-        and (FIG[c] or cfg[K_SPLITANY] != 0)
-    ):
+    if was_single and r[cfg[O_SPL] + s] < cfg[K_SPLITS] and V2[c] == V2[first] and (FIG[c] or cfg[K_SPLITANY] != 0):
         r[PHASE] = P_SPLIT
         return
     _check_total(r, cfg, s, h)
