@@ -183,6 +183,12 @@ class TrainConfig(_Strict):
     seed: int = Field(0, ge=0)
     generations: int = Field(ge=1)
     n_envs: int = Field(8, ge=1)
+    vec_env: Literal["dummy", "batched"] = Field(
+        "dummy",
+        description="the learners' environments: dummy (SB3's DummyVecEnv of SeatEnv, the AEC engine) or batched "
+        "(siete_env.batched: the n_envs tables stepped together by the batched engine, opponents in batch; "
+        "the spanish rules it plays, one hand per episode)",
+    )
     threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
     parallel: bool = Field(
         True,
@@ -199,6 +205,17 @@ class TrainConfig(_Strict):
     def _rules(cls, v: Any) -> Any:
         resolve_rules(v)  # a clear ValueError for an unknown preset or option
         return v
+
+    @model_validator(mode="after")
+    def _batched_rules(self) -> TrainConfig:
+        if self.vec_env == "batched":
+            from siete_env.batched import check_rules
+
+            try:
+                check_rules(self.rules, self.num_players)
+            except ValueError as err:
+                raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
+        return self
 
     @model_validator(mode="after")
     def _exact_needed(self) -> TrainConfig:
@@ -359,6 +376,12 @@ def _venv(cfg: TrainConfig, role: str, seed: int):
     first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
     # at a larger table the punter learner's fellow punters are the punter heuristics
     co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
+    if cfg.vec_env == "batched":
+        from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
+
+        tables = SeatVectorEnv(num_envs=cfg.n_envs, role=role, rules=cfg.rules, num_players=cfg.num_players,
+                               opponents=first, copunters=co, fold_suits="auto", seed=_derive(seed, 0))  # fmt: skip
+        return VecMonitor(SB3VecEnv(tables))
     fns = [
         (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,
                              copunters=co, fold_suits="auto", seed=_derive(seed, i)))

@@ -14,6 +14,7 @@ views' ``opponents``):
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 | ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
+| ``rllib:PATH`` | the banker and punter policies of a Ray RLlib checkpoint of ``train_rllib.py`` (numpy actors, no Ray needed), either seat, greedy; ``rllib:PATH:sample`` samples |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
 and has ``action_probs(observations (N, D), masks (N, A)) -> (N, A)``: the probability of
@@ -31,7 +32,7 @@ from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, Th
 
 SPEC_HELP = (
     "agent specs: random, threshold:T, banker:B, smart:B, bold:T (T, B totals such as 5.5), "
-    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz"
+    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz, rllib:CHECKPOINT[:sample]"
 )
 _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
 
@@ -67,18 +68,23 @@ def check_spec(spec: str) -> str:
         if not Path(path).is_file():
             raise ValueError(f"bad agent spec {spec!r}: no model file {path}")
         return spec
+    if kind == "rllib":
+        path, mode = _ppo_parts(spec, len("rllib:"))
+        if not Path(path).exists():
+            raise ValueError(f"bad agent spec {spec!r}: no RLlib checkpoint {path}")
+        return spec
     raise ValueError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
 
 
-def _ppo_parts(spec: str) -> tuple[str, str]:
-    rest = spec[4:]
+def _ppo_parts(spec: str, prefix: int = 4) -> tuple[str, str]:
+    rest = spec[prefix:]
     mode = "greedy"
     if rest.endswith(":sample"):
         rest, mode = rest[: -len(":sample")], "sample"
     elif rest.endswith(":greedy"):
         rest = rest[: -len(":greedy")]
     if not rest:
-        raise ValueError(f"bad agent spec {spec!r}: ppo: needs a model path; {SPEC_HELP}")
+        raise ValueError(f"bad agent spec {spec!r}: {spec[: prefix - 1]}: needs a model path; {SPEC_HELP}")
     return rest, mode
 
 
@@ -97,6 +103,11 @@ def make_agent(spec: Any, env, seed: int | None = None):
         from siete_env.cfr import load
 
         return load(arg).agent(env, seed)
+    if kind == "rllib":
+        from .rllib_policy import RLlibAgent
+
+        path, mode = _ppo_parts(spec, len("rllib:"))
+        return RLlibAgent(env, path, greedy=mode == "greedy", seed=seed)
     path, mode = _ppo_parts(spec)
     from .learned import PPOAgent
 

@@ -190,7 +190,8 @@ def test_make_vec_gives_the_batched_view():
             if term.any():
                 ended += term.sum()
                 assert infos["_final_obs"].tolist() == term.tolist()
-                assert (infos["final_obs"][term][:, envs.layout.GLOBAL + 4] == 1).all()  # phase over
+                assert all(o is None for o in infos["final_obs"][~term])
+                assert (np.stack(infos["final_obs"][term])[:, envs.layout.GLOBAL + 4] == 1).all()  # phase over
         assert ended > 0
         envs.close()
 

@@ -13,9 +13,10 @@ reported as ``reward_before_first_decision``). It is the ids' ``vector_entry_poi
 
 Autoreset is ``SAME_STEP`` (declared in ``metadata["autoreset_mode"]``): a step that ends
 an episode returns the next episode's first observation and mask, with the last one in
-row ``i`` of ``infos["final_obs"]`` (an ``(N, D)`` array: rows where ``infos["_final_obs"]``
-is false hold nothing meaningful) and the learner's chips in
-``infos["final_info"]["chips"]``, so every returned mask has a legal action. Opponents play inside ``step``, in batch: uniformly random players in the
+``infos["final_obs"]`` (an object array, as Gymnasium's ``SyncVectorEnv`` gives: the
+final observation of each table that ended, ``None`` elsewhere; ``infos["_final_obs"]``
+marks them) and the learner's chips in ``infos["final_info"]["chips"]``, so every
+returned mask has a legal action. Opponents play inside ``step``, in batch: uniformly random players in the
 kernels, every other agent through its ``action_probs`` on the ``(N, D)`` observations of
 the tables where it acts (a deterministic agent's most probable action, a stochastic
 agent's sampled one).
@@ -241,11 +242,13 @@ class SeatVectorEnv(VectorEnv):
                 )
             t.start(games, self.banker_seat, np.array(stacked))
 
-    def _views(self) -> None:
-        K.learner_views(self.tables.state, self.tables.cfg, self.fold, self._obs, self._masks)
-
-    def _out(self, a: np.ndarray) -> np.ndarray:
-        return a.copy() if self.copy else a
+    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's observations and masks, written once: into fresh arrays (``copy``)
+        or into the buffers the next step overwrites."""
+        obs, masks = (np.empty_like(self._obs), np.empty_like(self._masks)) if self.copy else (self._obs, self._masks)
+        K.learner_views(self.tables.state, self.tables.cfg, self.fold, obs, masks)
+        self._masks = masks
+        return obs, masks
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
@@ -272,16 +275,16 @@ class SeatVectorEnv(VectorEnv):
         self._new_episodes(games, decks)
         self._advance(games)
         self._needs_reset = False
-        self._views()
+        obs, masks = self._views()
         infos = {
-            "action_mask": self._out(self._masks),
+            "action_mask": masks,
             "_action_mask": np.ones(self.num_envs, np.bool_),
             "reward_before_first_decision": self._before_first.astype(np.float64),
             "_reward_before_first_decision": np.ones(self.num_envs, np.bool_),
             "skipped_episodes": self._skipped.copy(),
             "_skipped_episodes": np.ones(self.num_envs, np.bool_),
         }
-        return self._out(self._obs), infos
+        return obs, infos
 
     def step(self, actions):
         if self._needs_reset:
@@ -308,16 +311,17 @@ class SeatVectorEnv(VectorEnv):
         if nbad:  # an illegal action ends the episode with illegal_reward (as SeatEnv)
             self._rewards[bad] = self.illegal_reward
             self._terminated[bad] = True
-            self._final_obs[bad] = self._obs[bad]
+            obs_bad, _ = t.observe(bad, 0, fold=self.fold)  # unchanged: the action was not applied
+            self._final_obs[bad] = obs_bad
             self._final_chips[bad] = t.chips[bad, 0]
             self._stage[bad] = 2
             self._skipped[bad] = 0
             self._new_episodes(bad)
         self._advance(t.all)
-        self._views()
+        obs, masks = self._views()
         term = self._terminated
         infos: dict[str, Any] = {
-            "action_mask": self._out(self._masks),
+            "action_mask": masks,
             "_action_mask": np.ones(self.num_envs, np.bool_),
         }
         if term.any():
@@ -331,7 +335,7 @@ class SeatVectorEnv(VectorEnv):
                 final_info["illegal_action"] = msg
                 final_info["_illegal_action"] = ~ok
             infos.update(
-                final_obs=self._out(self._final_obs),
+                final_obs=self._final_objects(term),
                 _final_obs=mask,
                 final_info=final_info,
                 _final_info=mask,
@@ -341,12 +345,19 @@ class SeatVectorEnv(VectorEnv):
                 _skipped_episodes=mask,
             )
         return (
-            self._out(self._obs),
+            obs,
             self._rewards.copy(),
             term.copy(),
             np.zeros(self.num_envs, np.bool_),
             infos,
         )
+
+    def _final_objects(self, term: np.ndarray) -> np.ndarray:
+        done = np.flatnonzero(term)
+        rows = self._final_obs[done]  # a copy of the finished tables' rows only
+        final = np.full(self.num_envs, None, dtype=object)
+        final[done] = list(rows)
+        return final
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
