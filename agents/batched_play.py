@@ -4,7 +4,8 @@ inference: ``agents.tournament.play_match`` uses this when the rules and table a
 Up to ``batch`` tables play at once. Each table that finishes a hand is dealt the next
 hand of the match; at every round each seat's agent decides, in one ``action_probs`` call
 on the ``(N, D)`` observations of the tables where that seat is to act (uniformly random
-players are drawn inside the kernels). A deterministic agent plays its most probable
+players and the table heuristics of ``agents.baselines`` decide inside the kernels, from
+the state, with the same decisions). A deterministic agent plays its most probable
 action, a stochastic one a draw from its probabilities (one generator per seat, seeded
 from the match seed).
 
@@ -21,7 +22,7 @@ import numpy as np
 from siete_env import raw_env
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
-from siete_env.batched.vector import is_native, sample_actions
+from siete_env.batched.vector import native_params, sample_actions
 
 from .specs import make_agent
 
@@ -42,9 +43,11 @@ def play_chips(
     batch: int = 4096,
     agent_seeds: list[int] | None = None,
     table_seed: int | None = None,
+    native: bool = True,
 ) -> np.ndarray:
     """``(hands, n)`` chips of each seat per hand, seat ``s`` played by ``specs[s]`` (seat 0
-    banks every hand)."""
+    banks every hand). ``native``: random players and the table heuristics decide inside
+    the kernels (the same decisions as their ``action_probs``)."""
     n = num_players
     if len(specs) != n:
         raise ValueError(f"{n} seats but {len(specs)} agents")
@@ -52,8 +55,8 @@ def play_chips(
     ref = raw_env(num_players=n, rules=rules)
     agent_seeds = agent_seeds or [None] * n
     agents = [make_agent(s, ref, seed=agent_seeds[i]) for i, s in enumerate(specs)]
-    native = np.array([is_native(a) for a in agents], np.bool_)
-    native_seat = np.tile(native, (bt.N, 1))
+    params = np.array([native_params(a) if native else (K.N_EXTERNAL, 0, 0) for a in agents], np.int64)
+    seat_native = np.tile(np.where(params[:, 0] != K.N_EXTERNAL, np.arange(n), -1), (bt.N, 1))
     rngs = [np.random.default_rng([seed, 1, s]) for s in range(n)]
     bt.seed([seed, 2] if table_seed is None else table_seed)
     deck_seed = seed if table_seed is None else table_seed
@@ -64,7 +67,7 @@ def play_chips(
     active = bt.all.copy()
     c0 = bt.cfg[K.O_CHIPS]
     while len(active):
-        who = K.play_native(bt.state, bt.cfg, active, native_seat, bt.rng)
+        who = K.play_native(bt.state, bt.cfg, active, seat_native, params, bt.rng)
         for s in range(n):
             g = active[who == s]
             if len(g):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +25,15 @@ def main() -> None:
     ap.add_argument("--n-envs", type=int, nargs="+", default=[8])
     ap.add_argument("--roles", nargs="+", default=["punter", "banker"])
     ap.add_argument("--config", default=None)
+    ap.add_argument(
+        "--snapshot-share",
+        type=float,
+        default=0.0,
+        help="share of the hands against a learned snapshot of the other role (an untrained MaskablePPO model)",
+    )
+    ap.add_argument(
+        "--rollout", type=int, default=None, help="keep n_envs * n_steps at this size (n_steps = rollout / n_envs)"
+    )
     args = ap.parse_args()
 
     import torch
@@ -36,9 +46,21 @@ def main() -> None:
     for role in args.roles:
         for n_envs in args.n_envs:
             for vec in ("dummy", "batched"):
-                cfg = load_config(args.config, [f"vec_env={vec}", f"n_envs={n_envs}"])
+                sets = [f"vec_env={vec}", f"n_envs={n_envs}"]
+                if args.rollout:
+                    sets += [f"{r}.ppo.n_steps={args.rollout // n_envs}" for r in ROLES]
+                cfg = load_config(args.config, sets)
                 venv = _venv(cfg, role, _derive(cfg.seed, 1, ROLES.index(role)))
                 model = _make_model(getattr(cfg, role), venv, 0, None)
+                if args.snapshot_share > 0:
+                    other = "banker" if role == "punter" else "punter"
+                    snap = Path(tempfile.mkdtemp()) / f"{other}.zip"
+                    _make_model(getattr(cfg, other), _venv(cfg, other, 1), 1, None).save(snap)
+                    base = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
+                    pool = {b: (1 - args.snapshot_share) / len(base) for b in base}
+                    pool[f"ppo:{snap}"] = args.snapshot_share
+                    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
+                    venv.env_method("set_opponents", pool, co)
                 env_time = [0.0]
                 step_wait = venv.step_wait
 

@@ -12,7 +12,7 @@ Mechanic groups (each a deck stacking, an action bias and table sizes):
 | ``swaps`` | 4s at the punters' initial cards and after them | swap a 4 when legal (80%) | 2..12 |
 | ``splits`` | the figures on top | hit (85%), split (75%) | 2..5, and 6..12 with ``max_splits: 3`` |
 | ``seven_half`` | 7s and figures on top | hit (70%) | 2..12 |
-| ``raises`` | uniform | raise when legal (70%), high stakes | 2..12 |
+| ``raises`` | uniform | raise when legal (70%), low first stakes | 2..12 |
 | ``exhaustion`` | the figures, aces and 2s on top | hit (95%), split (90%): the deck runs out | 8..12, ``max_splits: 3`` |
 | ``rules`` | any of the above | any of the above | 2..12, with random supported rule options |
 
@@ -112,8 +112,8 @@ def choose(group: str, mask: np.ndarray, rng: np.random.Generator, names: tuple[
         if raises and rng.random() < 0.7:
             return int(rng.choice(raises))
         bets = [a for a in legal if names[a].startswith("BET_")]
-        if bets and rng.random() < 0.5:
-            return int(bets[-1])
+        if bets and rng.random() < 0.6:  # a low stake leaves room to raise
+            return int(bets[0])
     return int(rng.choice(legal))
 
 

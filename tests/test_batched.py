@@ -103,12 +103,12 @@ def test_decks_are_a_function_of_seed_and_hand():
 
 
 # --------------------------------------------------------------------------- single-seat views
-def _first_episodes(role, n, opponents, tables=24, seed=3, copunters=None, fold=False):
+def _first_episodes(role, n, opponents, tables=24, seed=3, copunters=None, fold=False, native=True):
     """Each table's first episode in SeatVectorEnv and in SeatEnv, with the same deck, the
     same opponents (deterministic) and the same learner actions: identical step by step."""
     rng = np.random.default_rng(seed)
     venv = SeatVectorEnv(num_envs=tables, role=role, num_players=n, opponents=opponents, copunters=copunters,
-                         fold_suits=fold, seed=seed)  # fmt: skip
+                         fold_suits=fold, seed=seed, native=native)  # fmt: skip
     decks = [[CARD_IDS[c] for c in rng.permutation(40)] for _ in range(tables)]
     obs, infos = venv.reset(options={"decks": decks})
     envs, live = [], []
@@ -156,6 +156,7 @@ def _first_episodes(role, n, opponents, tables=24, seed=3, copunters=None, fold=
 )
 def test_seat_vector_env_is_seat_env(role, n, opponents, copunters, fold):
     assert _first_episodes(role, n, opponents, copunters=copunters, fold=fold) > 0
+    assert _first_episodes(role, n, opponents, copunters=copunters, fold=fold, native=False) > 0
 
 
 def test_opponents_drawn_per_seat_and_episode_from_their_pools():
@@ -275,6 +276,28 @@ def test_batched_match_replays_through_the_reference_engine():
     np.testing.assert_array_equal(chips, play_chips(specs, num_players=3, hands=300, seed=11, batch=7))
 
 
+@pytest.mark.parametrize(
+    "specs, n, rules",
+    [
+        (["smart:6", "bold:5.5"], 2, "spanish"),
+        (["bold:5", "smart:4.5"], 2, "spanish"),
+        (["smart:6", "threshold:5", "bold:6", "banker:5.5", "smart:5"], 5, "spanish"),
+        (["banker:6.5", *["bold:5.5", "threshold:4.5", "smart:6"] * 3, "threshold:7", "bold:7.5"], 12, "spanish"),
+        (["smart:5.5", "bold:5", "threshold:6"], 3, {"bet_levels": [2, 5, 7], "four_swap": "mandatory"}),
+        (["smart:6", "bold:5.5", "smart:7"], 3, {"all_face_up": True, "draw_face_down": False, "max_splits": 1}),
+        (["smart:6", "bold:5.5"], 2, {"reveal_seven_half": True, "split_any_pair": True, "remove_sotas": True}),
+    ],
+)
+def test_native_heuristics_decide_as_their_action_probs(specs, n, rules):
+    """The kernels' heuristics (from the state) and the agents' own batched decisions (from
+    the observations) play every hand alike."""
+    a = play_chips(specs, rules=rules, num_players=n, hands=3000, seed=5, batch=512)
+    b = play_chips(specs, rules=rules, num_players=n, hands=3000, seed=5, batch=512, native=False)
+    np.testing.assert_array_equal(a, b)
+    v = SeatVectorEnv(num_envs=64, num_players=n, rules=rules, opponents=specs[0], copunters=specs[1], seed=1)
+    assert (v._params[[i for i, x in enumerate(v._agents) if x is not None], 0] > 0).all()
+
+
 @pytest.mark.parametrize("banker, punters, n", [("smart:6", "bold:5.5", 2), ("random", ["random", "threshold:5.5"], 3)])
 def test_batched_and_aec_matches_agree_in_distribution(banker, punters, n):
     a = play_match(banker, punters, num_players=n, hands=20_000, seed=3, engine="batched")
@@ -293,3 +316,31 @@ def test_play_match_engine_choice():
         play_match("banker:6", "threshold:5.5", hands=5, engine="batched", recorder=lambda *a: None)
     with pytest.raises(ValueError, match="wild_card"):
         play_match("banker:6", "threshold:5.5", rules="italian", hands=5, engine="batched")
+
+
+def test_train_py_uses_the_batched_envs(tmp_path):
+    """``vec_env: batched``: the learners' environments are SeatVectorEnv tables behind the
+    SB3 adapter, their pools take learned snapshots (asked through ``action_probs``), and a
+    config the batched engine cannot play is refused before anything starts."""
+    pytest.importorskip("sb3_contrib")
+    import yaml
+
+    from tests.test_train_cli import TINY
+    from train import _make_model, _venv, load_config
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(dict(TINY, vec_env="batched", n_envs=8)))
+    cfg = load_config(path, ["punter.ppo.n_steps=32", "banker.ppo.n_steps=32"])
+    venv = _venv(cfg, "banker", 0)
+    assert isinstance(venv.venv.venv, SeatVectorEnv) and venv.num_envs == 8
+    snap = tmp_path / "punter.zip"
+    _make_model(cfg.punter, _venv(cfg, "punter", 1), 0, None).save(snap)
+    venv.env_method("set_opponents", {"threshold:5.5": 0.5, f"ppo:{snap}": 0.5}, None)
+    kinds = venv.venv.venv._params[:, 0]
+    assert sorted(kinds.tolist()) == [0, 2]  # the heuristic in the kernels, the snapshot through action_probs
+    model = _make_model(cfg.banker, venv, 0, None)
+    model.learn(512)
+    assert model.num_timesteps >= 512
+    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*wild_card"):
+        load_config(path, ["rules=italian"])
+    assert load_config("configs/train/fast.yaml").vec_env == "batched"

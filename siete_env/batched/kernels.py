@@ -438,6 +438,91 @@ def random_legal(m, rng, g):
         a += 1
 
 
+# --------------------------------------------------------------------------- native players
+# Players the kernels decide for themselves, from the state (what their observation shows
+# them): ``params`` rows are (kind, threshold, banker threshold), thresholds in half points.
+N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def _smart_hits(r, cfg, t2):
+    """``agents.baselines.SmartBanker.hits`` for the banker at ``r[SEAT]``."""
+    n, H = cfg[K_N], cfg[K_H]
+    b = r[SEAT]
+    mine = r[cfg[O_TOT] + b * H]
+    if mine < t2:
+        return True
+    standing = 0
+    sure = 0
+    for s in range(n):
+        if s == b:
+            continue
+        for h in range(H):
+            k = s * H + h
+            if r[cfg[O_STATUS] + k] != S_STOOD:
+                continue
+            stake = r[cfg[O_STAKE] + k]
+            hid = r[cfg[O_HID] + k]
+            least = r[cfg[O_TOT] + k]  # the face-up total, plus ½ for a face-down card
+            if hid >= 0:
+                least += 1 - V2[hid]
+            standing += stake
+            if mine < least < SEVEN_HALF:
+                sure += stake
+    return standing > 0 and 2 * sure > standing
+
+
+@njit(cache=True)
+def decide(r, cfg, kind, t2, bt2, rng, g):
+    """The action of a native player of ``kind`` at the acting seat (the heuristics of
+    ``agents.baselines``, decided on the state instead of the observation)."""
+    m = legal(r, cfg)
+    if kind == N_RANDOM:
+        return random_legal(m, rng, g)
+    one = np.int64(1)
+    ph = r[PHASE]
+    k = r[SEAT] * cfg[K_H] + r[HAND]
+    tot = r[cfg[O_TOT] + k]
+    if ph == P_BANKER:
+        if kind == N_SMART:
+            want = _smart_hits(r, cfg, t2)
+        elif kind == N_BANKER:
+            want = tot < t2
+        else:
+            want = tot < bt2
+        if want and (m >> A_HIT_UP) & one:
+            return A_HIT_UP
+        return A_STAND if (m >> A_STAND) & one else A_HIT_UP
+    if ph == P_BET:
+        nb = cfg[K_NB]
+        if kind == N_BOLD:
+            if (m >> A_SWAP) & one:
+                return A_SWAP
+            lo, hi = -1, -1
+            for i in range(nb):
+                if (m >> (A_BET0 + i)) & one:
+                    if lo < 0:
+                        lo = A_BET0 + i
+                    hi = A_BET0 + i
+            if lo >= 0:
+                return hi if (tot == 1 or tot == 14) else lo
+        for i in range(nb):
+            if (m >> (A_BET0 + i)) & one:
+                return A_BET0 + i
+        a = 62
+        while not (m >> a) & one:
+            a -= 1
+        return a
+    if ph == P_SPLIT:
+        return A_KEEP
+    if tot >= t2 or not (m >> A_HIT_UP) & one:
+        return A_STAND
+    hid = r[cfg[O_HID] + k]
+    if hid >= 0 and V2[hid] < 8 and (m >> A_HIT_DOWN) & one:
+        return A_HIT_DOWN
+    return A_HIT_UP
+
+
 # --------------------------------------------------------------------------- observations
 @njit(cache=True)
 def observe(r, cfg, o, fold, out):
@@ -573,10 +658,10 @@ def apply_batch(state, cfg, games, actions):
 
 
 @njit(cache=True)
-def play_native(state, cfg, games, native_seat, rng):
-    """Tables ``games`` play on while the acting seat is native (``native_seat[g, s]``: a
-    uniformly random player, drawn in the kernel). Returns per table the acting seat that
-    needs a decision from outside, or -1 when the episode is over."""
+def play_native(state, cfg, games, seat_native, params, rng):
+    """Tables ``games`` play on while the acting seat is native (``seat_native[g, s]``: a
+    row of ``params``, -1: decided outside). Returns per table the acting seat that needs a
+    decision from outside, or -1 when the episode is over."""
     out = np.empty(games.shape[0], np.int64)
     for i in range(games.shape[0]):
         g = games[i]
@@ -586,15 +671,16 @@ def play_native(state, cfg, games, native_seat, rng):
                 out[i] = -1
                 break
             s = r[SEAT]
-            if not native_seat[g, s]:
+            a = seat_native[g, s]
+            if a < 0:
                 out[i] = s
                 break
-            apply(r, cfg, random_legal(legal(r, cfg), rng, g))
+            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
     return out
 
 
 @njit(cache=True)
-def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, native_agent, native_seat):
+def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native):
     """Table ``g``'s next episode: a shuffled deck, ``banker``, and the opponents drawn per
     seat (``seat_pool[s]``: which pool seat ``s`` draws from, -1: the learner)."""
     r = state[g]
@@ -604,7 +690,7 @@ def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool
         p = seat_pool[s]
         if p < 0:
             agent_of[g, s] = -1
-            native_seat[g, s] = False
+            seat_native[g, s] = -1
             continue
         u = uniform(rng, g)
         j = 0
@@ -612,13 +698,13 @@ def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool
             j += 1
         a = p * pool_cum.shape[1] + j
         agent_of[g, s] = a
-        native_seat[g, s] = native_agent[a]
+        seat_native[g, s] = a if params[a, 0] != N_EXTERNAL else -1
     start(r, cfg, banker)
 
 
 @njit(cache=True)
 def advance(
-    state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, native_agent, native_seat,
+    state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
     stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip,
 ):  # fmt: skip
     """The single-seat view (seat 0 learns): tables ``games`` play on until the learner must
@@ -646,7 +732,7 @@ def advance(
                     if skipped[g] >= max_skip:
                         out[i] = -2
                         break
-                new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, native_agent, native_seat)
+                new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native)
                 continue
             s = r[SEAT]
             if s == 0:
@@ -657,10 +743,11 @@ def advance(
                 stage[g] = 0
                 out[i] = LEARNER
                 break
-            if not native_seat[g, s]:
+            a = seat_native[g, s]
+            if a < 0:
                 out[i] = PENDING
                 break
-            apply(r, cfg, random_legal(legal(r, cfg), rng, g))
+            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
     return out
 
 

@@ -16,10 +16,11 @@ an episode returns the next episode's first observation and mask, with the last 
 ``infos["final_obs"]`` (an object array, as Gymnasium's ``SyncVectorEnv`` gives: the
 final observation of each table that ended, ``None`` elsewhere; ``infos["_final_obs"]``
 marks them) and the learner's chips in ``infos["final_info"]["chips"]``, so every
-returned mask has a legal action. Opponents play inside ``step``, in batch: uniformly random players in the
-kernels, every other agent through its ``action_probs`` on the ``(N, D)`` observations of
-the tables where it acts (a deterministic agent's most probable action, a stochastic
-agent's sampled one).
+returned mask has a legal action. Opponents play inside ``step``, in batch: uniformly random players and the
+table heuristics (``threshold``, ``banker``, ``smart``, ``bold``) in the kernels, every
+other agent (learned policies, solutions) through its ``action_probs`` on the ``(N, D)``
+observations of the tables where it acts (a deterministic agent's most probable action,
+a stochastic agent's sampled one).
 
 ``SB3VecEnv(SeatVectorEnv(...))`` is the same tables as an SB3 ``VecEnv`` for
 sb3-contrib's ``MaskablePPO`` (``env_method("action_masks")`` answers with the rows of one
@@ -47,11 +48,27 @@ from .engine import BatchedTables
 _PAD = 2.0  # pool_cum padding: never below a uniform draw
 
 
-def is_native(agent: Any) -> bool:
-    """Agents the kernels play themselves: uniformly random legal play."""
-    from agents.baselines import RandomAgent
+def native_params(agent: Any) -> tuple[int, int, int]:
+    """``(kind, threshold, banker threshold)`` (half points) of an agent the kernels play
+    themselves: uniformly random legal play and the heuristics of ``agents.baselines``
+    (exactly those classes: the same decisions, read from the state); kind 0: any other
+    agent, asked through its ``action_probs``."""
+    from agents.baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, ThresholdPunter
 
-    return type(agent) is RandomAgent
+    kinds = {
+        RandomAgent: K.N_RANDOM,
+        ThresholdPunter: K.N_THRESHOLD,
+        BankerThreshold: K.N_BANKER,
+        SmartBanker: K.N_SMART,
+        BoldPunter: K.N_BOLD,
+    }
+    kind = kinds.get(type(agent), K.N_EXTERNAL)
+    if kind in (K.N_EXTERNAL, K.N_RANDOM):
+        return kind, 0, 0
+    t2, b2 = 2 * agent.threshold, 2 * agent.banker_threshold
+    if t2 != int(t2) or b2 != int(b2):  # not a multiple of ½: ask the agent itself
+        return K.N_EXTERNAL, 0, 0
+    return kind, int(t2), int(b2)
 
 
 def sample_actions(agent: Any, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -74,7 +91,10 @@ class SeatVectorEnv(VectorEnv):
     the rules the batched engine plays (``siete_env.batched.check_rules``).
 
     Extra arguments: ``copy`` (return fresh arrays; ``False``: views of buffers the next
-    step overwrites). ``reset(options={"decks": [...]})`` stacks the first episode's deck
+    step overwrites); ``native`` (default ``True``: uniformly random players and the
+    heuristics of ``agents.baselines`` are played inside the kernels, from the state, with
+    the same decisions their ``action_probs`` give; ``False``: every opponent is asked
+    through ``action_probs``). ``reset(options={"decks": [...]})`` stacks the first episode's deck
     of each table (a list of ``num_envs`` card-id lists, completed at random as in
     ``SeatEnv``)."""
 
@@ -94,6 +114,7 @@ class SeatVectorEnv(VectorEnv):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         copy: bool = True,
+        native: bool = True,
         render_mode: str | None = None,
         max_episode_steps: int | None = None,
     ):
@@ -119,6 +140,7 @@ class SeatVectorEnv(VectorEnv):
         self.role, self.position, self.fold = role, position, bool(fold_suits)
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
         self.copy = copy
+        self.native = native
         self.render_mode = None
         self.num_envs = N = self.tables.N
         self.table = raw_env(num_players=n, rules=self.rules)  # what agent specs are built for
@@ -145,7 +167,7 @@ class SeatVectorEnv(VectorEnv):
         self._ok = np.zeros(N, np.bool_)
         self._before_first = np.zeros(N, np.int64)
         self._agent_of = np.full((N, n), -1, np.int64)
-        self._native_seat = np.zeros((N, n), np.bool_)
+        self._seat_native = np.full((N, n), -1, np.int64)
         self._seeded = False
         self._needs_reset = True
         self.set_opponents(opponents, copunters)
@@ -165,14 +187,14 @@ class SeatVectorEnv(VectorEnv):
         width = max(len(a) for a, _ in pools)
         cum = np.full((len(pools), width), _PAD)
         agents: list[Any] = [None] * (len(pools) * width)
-        native = np.zeros(len(pools) * width, np.bool_)
+        params = np.zeros((len(pools) * width, 3), np.int64)
         for p, (built, pr) in enumerate(pools):
             c = np.cumsum(pr)
             c[-1] = 1.0
             cum[p, : len(built)] = c
             for j, a in enumerate(built):
                 agents[p * width + j] = a
-                native[p * width + j] = is_native(a)
+                params[p * width + j] = native_params(a) if self.native else (K.N_EXTERNAL, 0, 0)
         n = self.num_players
         seat_pool = np.zeros(n, np.int64)
         seat_pool[0] = -1
@@ -180,7 +202,7 @@ class SeatVectorEnv(VectorEnv):
             for s in range(1, n):
                 if s != self.banker_seat:
                     seat_pool[s] = 1
-        self._agents, self._pool_cum, self._native_agent, self._seat_pool = agents, cum, native, seat_pool
+        self._agents, self._pool_cum, self._params, self._seat_pool = agents, cum, params, seat_pool
         if self._seeded:
             self._seed_opponents()
 
@@ -203,7 +225,7 @@ class SeatVectorEnv(VectorEnv):
         t = self.tables
         args = (
             t.rng, t.deck_cards, self.banker_seat, self._agent_of, self._pool_cum, self._seat_pool,
-            self._native_agent, self._native_seat, self._stage, self._before, self._rewards, self._terminated,
+            self._params, self._seat_native, self._stage, self._before, self._rewards, self._terminated,
             self._final_obs, self._final_chips, self._skipped, self._before_first, self.fold, _MAX_SKIPPED,
         )  # fmt: skip
         while len(games):
@@ -228,7 +250,7 @@ class SeatVectorEnv(VectorEnv):
         for g in games:
             K.new_episode(
                 t.state, t.cfg, g, t.rng, t.deck_cards, self.banker_seat, self._agent_of, self._pool_cum,
-                self._seat_pool, self._native_agent, self._native_seat,
+                self._seat_pool, self._params, self._seat_native,
             )  # fmt: skip
         if decks is not None:  # stacked first decks: same seats and opponents, given cards
             from ..cards import parse_deck
