@@ -11,7 +11,9 @@
 * **batched, all seats**: ``BatchedTables``: every decision of every seat, each seat's
   observation written (``observe``) before its action, as a multi-agent loop would.
 * **Pgx leduc_holdem**: ``jax.jit(jax.vmap(env.step))`` over N games with Pgx's own
-  ``auto_reset`` and ``act_randomly``, each step one decision (observation: 34 floats).
+  ``auto_reset`` and ``act_randomly``, each step one decision (observation: 34 floats);
+  XLA uses every core, so it is also measured held to one thread on one core (the
+  batched engine runs on one).
 * **AEC env** (``siete_env.env()``) and **PettingZoo leduc_holdem_v4**: the agent loop of
   ``benchmarks/throughput.py``, one game.
 * **200,000-hand pairing**: ``agents.tournament.play_match("banker:6", "threshold:5.5")``
@@ -101,6 +103,24 @@ def pgx_leduc(n_tables: int, seconds: float) -> float:
     return steps / (time.perf_counter() - t0)
 
 
+def pgx_leduc_one_core(n_tables: int, seconds: float) -> float | None:
+    """Pgx's rate with XLA held to one thread on one core (the batched engine runs on one):
+    measured in a child process, since XLA reads its flags when it starts."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    code = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); from batched import pgx_leduc; "
+    code += f"print(pgx_leduc({n_tables}, {seconds}))"
+    cmd = [sys.executable, "-c", code]
+    if shutil.which("taskset"):
+        cmd = ["taskset", "-c", "0", *cmd]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    return float(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else None
+
+
 def aec_loop(make, steps: int) -> float:
     import sys
     from pathlib import Path
@@ -143,6 +163,9 @@ def main() -> None:
             keep(f"batched single-seat banker, {n} tables", batched_seat("banker", n, args.seconds))
             keep(f"batched all seats, {n} tables", batched_all_seats(n, args.seconds))
             keep(f"Pgx leduc_holdem, {n} games (vmap)", pgx_leduc(n, args.seconds))
+            one = pgx_leduc_one_core(n, args.seconds)
+            if one is not None:
+                keep(f"Pgx leduc_holdem, {n} games (vmap), XLA on one core", one)
         keep("siete AEC env()", aec_loop(lambda: siete_env.env(num_players=2), args.aec_steps))
         keep("PettingZoo leduc_holdem_v4 env()", aec_loop(leduc_holdem_v4.env, args.aec_steps))
         keep("pairing 200,000 hands, batched (s)", pairing(200_000, "batched"), higher=False)

@@ -27,6 +27,7 @@ from ..game import build_actions
 from ..rules import MAX_PLAYERS, Rules, resolve_rules
 from . import kernels as K
 
+MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
 MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
 _FREE = {
     "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays", "banker_seven_half_collects",
@@ -53,6 +54,8 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     ]
     if len(r.bet_levels) > 28:
         bad.append(f"bet_levels with {len(r.bet_levels)} levels (at most 28)")
+    if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit
+        bad.append(f"bet_levels up to {r.bet_levels[-1]} (at most {MAX_STAKE})")
     if bad:
         raise ValueError(
             "the batched engine plays the spanish preset, one hand per episode, with its numeric options "
@@ -77,7 +80,7 @@ class BatchedTables:
     """``num_tables`` tables of ``num_players`` seats under ``rules``, as arrays.
 
     Every method takes table indices (``games``) so that any subset can move; the state is
-    ``self.state`` (one ``int32`` row per table, see ``kernels``). Decks are given
+    ``self.state`` (one ``int16`` row per table, see ``kernels``). Decks are given
     (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
     """
 
@@ -131,7 +134,7 @@ class BatchedTables:
         self.cfg = cfg
         self.obs_size = self.layout.size
         self.folded_size = folded_size(self.layout)
-        self.state = np.zeros((self.N, o), np.int32)
+        self.state = np.zeros((self.N, o), np.int16)  # half the memory of int32: the batch stays in cache
         self.state[:, K.PHASE] = K.P_OVER
         self.rng = np.zeros(self.N, np.uint64)
         self.all = np.arange(self.N, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""numba kernels of the batched engine: one packed ``int32`` row of state per table.
+"""numba kernels of the batched engine: one packed ``int16`` row of state per table.
 
 The rules are ``game.py``'s, restricted to what ``engine.check_rules`` accepts (the
 ``spanish`` preset and its numeric options, one hand per episode). Every function here

@@ -13,10 +13,10 @@ reported as ``reward_before_first_decision``). It is the ids' ``vector_entry_poi
 
 Autoreset is ``SAME_STEP`` (declared in ``metadata["autoreset_mode"]``): a step that ends
 an episode returns the next episode's first observation and mask, with the last one in
-``infos["final_obs"]`` (an object array, as Gymnasium's ``SyncVectorEnv`` gives: the
-final observation of each table that ended, ``None`` elsewhere; ``infos["_final_obs"]``
-marks them) and the learner's chips in ``infos["final_info"]["chips"]``, so every
-returned mask has a legal action. Opponents play inside ``step``, in batch: uniformly random players and the
+row ``i`` of ``infos["final_obs"]`` (an ``(N, D)`` array, written only for the tables that
+ended: ``infos["_final_obs"]`` marks them, the other rows hold nothing meaningful) and
+the learner's chips in ``infos["final_info"]["chips"]``, so every returned mask has a
+legal action. Opponents play inside ``step``, in batch: uniformly random players and the
 table heuristics (``threshold``, ``banker``, ``smart``, ``bold``) in the kernels, every
 other agent (learned policies, solutions) through its ``action_probs`` on the ``(N, D)``
 observations of the tables where it acts (a deterministic agent's most probable action,
@@ -30,6 +30,7 @@ observation is ``infos[i]["terminal_observation"]``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,26 @@ from . import kernels as K
 from .engine import BatchedTables
 
 _PAD = 2.0  # pool_cum padding: never below a uniform draw
+
+
+class _Recycler:
+    """Arrays handed out as fresh ones, recycled once nobody else holds them: CPython's
+    reference count tells (a view of an array holds a reference to it, so an array the
+    caller keeps, or keeps a part of, is never written again). A step then writes its
+    observations into memory that is already mapped and warm instead of a new allocation."""
+
+    def __init__(self, shape: tuple[int, ...], dtype, keep: int = 4):
+        self.shape, self.dtype, self.keep = shape, dtype, keep
+        self.bufs: list[np.ndarray] = []
+
+    def get(self) -> np.ndarray:
+        for buf in self.bufs:
+            if sys.getrefcount(buf) <= 3:  # this list, the loop variable, getrefcount's argument
+                return buf
+        buf = np.empty(self.shape, self.dtype)
+        if len(self.bufs) < self.keep:
+            self.bufs.append(buf)
+        return buf
 
 
 def native_params(agent: Any) -> tuple[int, int, int]:
@@ -158,6 +179,8 @@ class SeatVectorEnv(VectorEnv):
         self._obs = np.zeros((N, D), np.float32)
         self._masks = np.zeros((N, A), np.int8)
         self._final_obs = np.zeros((N, D), np.float32)
+        self._obs_pool, self._final_pool = _Recycler((N, D), np.float32), _Recycler((N, D), np.float32)
+        self._final_obs = self._final_pool.get() if copy else self._final_obs
         self._final_chips = np.zeros(N, np.int64)
         self._stage = np.zeros(N, np.int64)
         self._before = np.zeros(N, np.int64)
@@ -265,12 +288,11 @@ class SeatVectorEnv(VectorEnv):
             t.start(games, self.banker_seat, np.array(stacked))
 
     def _views(self) -> tuple[np.ndarray, np.ndarray]:
-        """The learner's observations and masks, written once: into fresh arrays (``copy``)
-        or into the buffers the next step overwrites."""
-        obs, masks = (np.empty_like(self._obs), np.empty_like(self._masks)) if self.copy else (self._obs, self._masks)
-        K.learner_views(self.tables.state, self.tables.cfg, self.fold, obs, masks)
-        self._masks = masks
-        return obs, masks
+        """The learner's observations and masks, written once: into arrays nobody else holds
+        (``copy``) or into the buffers the next step overwrites."""
+        obs = self._obs_pool.get() if self.copy else self._obs
+        K.learner_views(self.tables.state, self.tables.cfg, self.fold, obs, self._masks)
+        return obs, (self._masks.copy() if self.copy else self._masks)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
@@ -312,6 +334,8 @@ class SeatVectorEnv(VectorEnv):
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         t = self.tables
+        if self.copy:  # final observations go into an array nobody holds any more
+            self._final_obs = self._final_pool.get()
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers (one per table), got {actions!r}")
@@ -357,7 +381,7 @@ class SeatVectorEnv(VectorEnv):
                 final_info["illegal_action"] = msg
                 final_info["_illegal_action"] = ~ok
             infos.update(
-                final_obs=self._final_objects(term),
+                final_obs=self._final_obs,
                 _final_obs=mask,
                 final_info=final_info,
                 _final_info=mask,
@@ -373,13 +397,6 @@ class SeatVectorEnv(VectorEnv):
             np.zeros(self.num_envs, np.bool_),
             infos,
         )
-
-    def _final_objects(self, term: np.ndarray) -> np.ndarray:
-        done = np.flatnonzero(term)
-        rows = self._final_obs[done]  # a copy of the finished tables' rows only
-        final = np.full(self.num_envs, None, dtype=object)
-        final[done] = list(rows)
-        return final
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
