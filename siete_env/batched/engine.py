@@ -140,7 +140,7 @@ class BatchedTables:
         self.all = np.arange(self.N, dtype=np.int64)
 
     # ------------------------------------------------------------------ state
-    def seed(self, seed: int | None) -> None:
+    def seed(self, seed: int | list[int] | None) -> None:
         """Seed the per-table random streams (decks, native random players)."""
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.N, np.uint64)
