@@ -5,7 +5,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?=
 
-.PHONY: train test demo bench lint clean
+VENV_RLLIB ?= .venv-rllib
+
+.PHONY: train test demo bench bench-batched rllib test-rllib lint clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -25,9 +27,26 @@ demo: $(VENV)/.installed  ## play and print a few hands between simple table pla
 bench: $(VENV)/.installed  ## throughput side by side with PettingZoo's leduc_holdem_v4
 	$(PY) benchmarks/throughput.py
 
+bench-batched: $(VENV)/.installed  ## the batched engine beside Pgx's leduc_holdem, the AEC env and leduc_holdem_v4
+	$(VENV)/bin/pip install --quiet pgx jax
+	$(PY) benchmarks/batched.py $(ARGS)
+
+# Ray RLlib pins its own gymnasium: the rllib extra lives in an environment of its own.
+$(VENV_RLLIB)/.installed: pyproject.toml setup.py
+	$(PYTHON) -m venv $(VENV_RLLIB)
+	$(VENV_RLLIB)/bin/python -m pip install --quiet --upgrade pip
+	SIETE_PURE_PYTHON=1 $(VENV_RLLIB)/bin/python -m pip install --quiet -e ".[rllib]" pytest
+	touch $@
+
+rllib: $(VENV_RLLIB)/.installed  ## multi-agent training on Ray RLlib (configs/rllib/default.yaml), docs/rllib.md
+	$(VENV_RLLIB)/bin/python train_rllib.py $(ARGS)
+
+test-rllib: $(VENV_RLLIB)/.installed  ## the RLlib smoke test (skipped by `make test`, which has no Ray)
+	$(VENV_RLLIB)/bin/python -m pytest tests/test_rllib.py
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info
+	rm -rf $(VENV) $(VENV_RLLIB) .pytest_cache .hypothesis .ruff_cache *.egg-info

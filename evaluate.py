@@ -10,7 +10,7 @@ other seat) for ``--hands`` hands on common decks (same ``--seed``); results are
 chips per hand with 95% confidence intervals. Output: a table in the terminal, and with
 ``--json``/``--csv``/``--plots`` files; ``--maps`` also draws the agents' strategies.
 Agent specs: see ``agents/specs.py`` (``random``, ``threshold:T``, ``banker:B``,
-``smart:B``, ``bold:T``, ``ppo:PATH.zip[:sample]``).
+``smart:B``, ``bold:T``, ``ppo:PATH.zip[:sample]``, ``rllib:CHECKPOINT[:sample]``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.specs import check_spec, make_agent
+from agents.specs import AgentSpec, check_spec, make_agent
 from agents.tournament import round_robin
 from training.config import load_config
 from training.report import (
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
         table = raw_env(num_players=args.players, rules=args.rules)
         for s in [*args.punters, *args.bankers]:
-            if s.startswith("ppo:"):
+            if AgentSpec.parse(s).learned:
                 make_agent(s, table)  # a model for another table or rules is refused here, by name
         if args.exact:
             return _exact(args)

@@ -42,7 +42,18 @@ from agents.specs import AgentSpec
 from training.config import DEFAULT_CONFIG, OpponentsConfig, RoleConfig, TrainConfig, load_config
 from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
 
-__all__ = ["DEFAULT_CONFIG", "TrainConfig", "load_config", "main", "opponent_pool", "select_generation", "train"]
+__all__ = [
+    "DEFAULT_CONFIG",
+    "TrainConfig",
+    "derive_seed",
+    "load_config",
+    "main",
+    "make_model",
+    "make_venv",
+    "opponent_pool",
+    "select_generation",
+    "train",
+]
 
 
 # --------------------------------------------------------------------------- training
@@ -89,11 +100,13 @@ def opponent_pool(
     return {k: v for k, v in pool.items() if v > 0}
 
 
-def _derive(seed: int, *keys: int) -> int:
+def derive_seed(seed: int, *keys: int) -> int:
+    """A seed derived from ``(seed, *keys)`` (the run seed, then what it seeds)."""
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
 
 
-def _make_model(role_cfg: RoleConfig, venv, seed: int, tb: str):
+def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
+    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder)."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -120,7 +133,8 @@ def _make_model(role_cfg: RoleConfig, venv, seed: int, tb: str):
     )
 
 
-def _venv(cfg: TrainConfig, role: str, seed: int):
+def make_venv(cfg: TrainConfig, role: str, seed: int):
+    """A learner's ``n_envs`` environments (``cfg.vec_env``) against the baselines, monitored."""
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from siete_env.gym_env import SeatEnv
@@ -128,9 +142,15 @@ def _venv(cfg: TrainConfig, role: str, seed: int):
     first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
     # at a larger table the punter learner's fellow punters are the punter heuristics
     co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
+    if cfg.vec_env == "batched":
+        from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
+
+        tables = SeatVectorEnv(num_envs=cfg.n_envs, role=role, rules=cfg.rules, num_players=cfg.num_players,
+                               opponents=first, copunters=co, fold_suits="auto", seed=derive_seed(seed, 0))  # fmt: skip
+        return VecMonitor(SB3VecEnv(tables))
     fns = [
         (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,
-                             copunters=co, fold_suits="auto", seed=_derive(seed, i)))
+                             copunters=co, fold_suits="auto", seed=derive_seed(seed, i)))
         for i in range(cfg.n_envs)
     ]  # fmt: skip
     # VecMonitor: episode rewards and lengths in TensorBoard (rollout/ep_rew_mean)
@@ -162,11 +182,11 @@ def _learner(
         root = Path(run_dir)
         tb = str(root / "tb")
         i = ROLES.index(role)
-        venv = _venv(cfg, role, _derive(cfg.seed, 1, i))
+        venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
         if snapshot:
             model = MaskablePPO.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
         else:
-            model = _make_model(getattr(cfg, role), venv, _derive(cfg.seed, 2, i), tb)
+            model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
     except Exception as e:  # noqa: BLE001  (reported to the main process)
         conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
         conn.close()
@@ -188,7 +208,7 @@ def _learner(
         gen, pool = msg
         try:
             venv.env_method("set_opponents", pool, co)
-            seed = _derive(cfg.seed, 3, gen, i)
+            seed = derive_seed(cfg.seed, 3, gen, i)
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)

@@ -135,6 +135,8 @@ class RandomAgent(UniformRandom):
     """Uniform over the legal actions (its own seeded generator): the environment's own
     ``"random"`` (``siete_env.opponents.UniformRandom``), built like the other agents."""
 
+    native_kind = "random"
+
     def __init__(self, env, seed: int | None = None):
         super().__init__(seed)
 
@@ -150,6 +152,9 @@ class ThresholdPunter(_Deterministic):
     like ``BankerThreshold(6)``."""
 
     banker_threshold = 6.0
+    # the batched engine's kernels make these decisions from the state (siete_env.batched.vector.NATIVE_KINDS);
+    # each class declares its own: a subclass that decides otherwise is asked through action_probs
+    native_kind = "threshold"
 
     def __init__(self, env, threshold: float = 5.5):
         self.view = TableView.of(env)
@@ -236,6 +241,8 @@ class BankerThreshold(ThresholdPunter):
     """A banker that hits while its total is below ``threshold`` and ignores the punters.
     As a punter it plays like ``ThresholdPunter(threshold)``."""
 
+    native_kind = "banker"
+
     def __init__(self, env, threshold: float = 6.0):
         super().__init__(env, threshold)
 
@@ -255,6 +262,8 @@ class SmartBanker(BankerThreshold):
     stakes of the hands it is sure to lose to and can still beat add up to more than half
     the stakes of all standing punter hands (heads-up: whenever the one punter hand is
     such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
+
+    native_kind = "smart"
 
     def hits(self, o: np.ndarray) -> bool:
         L = self.view.layout
@@ -302,6 +311,7 @@ class BoldPunter(ThresholdPunter):
     (a 7 or a figure, the cards that can make 7½ in one more), 1 otherwise; then plays
     like ``ThresholdPunter(threshold)``."""
 
+    native_kind = "bold"
     STRONG = (0.5, 7.0)  # the first cards it stakes the top level on (a figure, a 7)
 
     def bet(self, o: np.ndarray, mask: np.ndarray) -> int:

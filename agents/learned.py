@@ -74,6 +74,14 @@ _CACHE_SIZE = 1 << 20
 _LOADED: dict[tuple[str, float], MLPPolicy] = {}
 
 
+def greedy_probs(probs: np.ndarray) -> np.ndarray:
+    """``(N, A)``: each row's most probable action with probability 1 (a greedy policy's
+    action probabilities)."""
+    out = np.zeros_like(probs)
+    out[np.arange(len(probs)), probs.argmax(axis=1)] = 1.0
+    return out
+
+
 def load_policy(path: str) -> MLPPolicy:
     """The actor of a MaskablePPO ``.zip`` as an ``MLPPolicy`` (cached per file version)."""
     key = (os.path.abspath(path), os.path.getmtime(path))
@@ -126,11 +134,7 @@ class PPOAgent:
         out = np.empty(masks.shape, np.float64)
         for start in range(0, len(x), 8192):
             out[start : start + 8192] = self.policy.probs(x[start : start + 8192], masks[start : start + 8192])
-        if self.greedy:
-            g = np.zeros_like(out)
-            g[np.arange(len(out)), out.argmax(axis=1)] = 1.0
-            return g
-        return out
+        return greedy_probs(out) if self.greedy else out
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]

@@ -14,10 +14,12 @@ views' ``opponents``):
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 | ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
+| ``rllib:PATH`` | the banker and punter policies of a Ray RLlib checkpoint of ``train_rllib.py`` (numpy actors, no Ray needed), either seat, greedy; ``rllib:PATH:sample`` samples |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
 and has ``action_probs(observations (N, D), masks (N, A)) -> (N, A)``: the probability of
-each action in a batch of observations (use ``policy_probs`` for any agent).
+each action in a batch of observations (use ``policy_probs``, from ``siete_env.opponents``,
+for any agent).
 """
 
 from __future__ import annotations
@@ -28,18 +30,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from siete_env.opponents import register_resolver
+from siete_env.opponents import policy_probs, register_resolver
 
 from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, ThresholdPunter
 
 SPEC_HELP = (
     "agent specs: random, threshold:T, banker:B, smart:B, bold:T (T, B totals such as 5.5), "
-    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz"
+    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz, rllib:CHECKPOINT[:sample]"
 )
 _THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
 _TABLES = ("cfr", "table")
+_LEARNED = ("ppo", "rllib")  # a model path, greedy or ``:sample``
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
@@ -54,9 +55,9 @@ def _parse_total(kind: str, arg: str, spec: str) -> float:
 @dataclass(frozen=True)
 class AgentSpec:
     """A spec string, parsed: its ``kind`` (``random``, ``threshold``, ``banker``,
-    ``smart``, ``bold``, ``ppo``, ``cfr``, ``table``), its argument (a total such as
-    ``"5.5"``, or a file path) and, for ``ppo``, whether it samples. ``str(spec)`` is the
-    spec string again."""
+    ``smart``, ``bold``, ``ppo``, ``cfr``, ``table``, ``rllib``), its argument (a total
+    such as ``"5.5"``, or a file or checkpoint path) and, for ``ppo`` and ``rllib``,
+    whether it samples. ``str(spec)`` is the spec string again."""
 
     kind: str
     arg: str = ""
@@ -80,12 +81,13 @@ class AgentSpec:
             if not arg:
                 raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
             return cls(kind, arg)
-        if kind == "ppo":
+        if kind in _LEARNED:
             sample = arg.endswith(":sample")
             if sample or arg.endswith(":greedy"):
                 arg = arg.rpartition(":")[0]
             if not arg:
-                raise ValueError(f"bad agent spec {spec!r}: ppo: needs a model path; {SPEC_HELP}")
+                what = "a model path" if kind == "ppo" else "a checkpoint path"
+                raise ValueError(f"bad agent spec {spec!r}: {kind}: needs {what}; {SPEC_HELP}")
             return cls(kind, arg, sample)
         raise ValueError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
 
@@ -95,14 +97,25 @@ class AgentSpec:
         return cls("ppo", str(path), sample)
 
     @classmethod
+    def rllib(cls, checkpoint: str | Path, sample: bool = False) -> AgentSpec:
+        """A Ray RLlib checkpoint of ``train_rllib.py`` (``rllib:PATH``)."""
+        return cls("rllib", str(checkpoint), sample)
+
+    @classmethod
     def tables(cls, path: str | Path) -> AgentSpec:
         """A saved table-policy pair (``table:PATH``)."""
         return cls("table", str(path))
 
     @property
     def path(self) -> Path | None:
-        """The file of a ``ppo``, ``cfr`` or ``table`` spec."""
-        return Path(self.arg) if self.kind in ("ppo", *_TABLES) else None
+        """The file of a ``ppo``, ``cfr`` or ``table`` spec; the checkpoint (a folder, or
+        its ``siete_actors.npz``) of an ``rllib`` spec."""
+        return Path(self.arg) if self.kind in (*_LEARNED, *_TABLES) else None
+
+    @property
+    def learned(self) -> bool:
+        """A trained model (``ppo``, ``rllib``): built for one table and rule set."""
+        return self.kind in _LEARNED
 
     @property
     def total(self) -> float | None:
@@ -138,6 +151,8 @@ def check_spec(spec: str) -> str:
             raise ValueError(f"bad agent spec {spec!r}: no model file {path}")
         if not zipfile.is_zipfile(path):
             raise ValueError(f"bad agent spec {spec!r}: {path} is not a model file (a .zip saved by train.py)")
+    elif a.kind == "rllib" and path is not None and not path.exists():
+        raise ValueError(f"bad agent spec {spec!r}: no RLlib checkpoint {path}")
     return spec
 
 
@@ -157,20 +172,15 @@ def make_agent(spec: Any, env, seed: int | None = None):
         from siete_env.solve import load_tables
 
         return load_tables(a.arg).agent(env, seed)
+    if a.kind == "rllib":
+        from .rllib_policy import RLlibAgent
+
+        return RLlibAgent(env, a.arg, greedy=not a.sample, seed=seed)
     from .learned import PPOAgent
 
     return PPOAgent(env, a.arg, greedy=not a.sample, seed=seed)
 
 
-def policy_probs(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """``(N, A)`` action probabilities of any agent on a batch of observations."""
-    fn = getattr(agent, "action_probs", None)
-    if fn is not None:
-        return fn(observations, masks)
-    out = np.zeros(masks.shape, np.float64)
-    for i in range(len(observations)):
-        out[i, agent({"observation": observations[i], "action_mask": masks[i]})] = 1.0
-    return out
-
-
 register_resolver(make_agent)  # SeatEnv's opponents from spec strings (also declared as an entry point)
+
+__all__ = ["SPEC_HELP", "AgentSpec", "check_spec", "make_agent", "policy_probs"]

@@ -13,7 +13,11 @@ generators, seeded from ``seed`` too.
 
 The loop drives the engine of a ``raw_env`` directly (``observe`` → agent → ``apply``),
 the same calls ``env()`` makes without its bookkeeping; a test checks that a match gives
-exactly the chips of the same hands played through the AEC API.
+exactly the chips of the same hands played through the AEC API. Where the batched engine
+plays the rules (``siete_env.batched``) and no recorder is given, a match is played
+through it instead (``agents.batched_play``: agents queried in batch, hand ``i`` dealt a
+deck that depends on ``(seed, i)`` only), which agrees with the loop in distribution;
+``engine="aec"`` keeps the loop.
 """
 
 from __future__ import annotations
@@ -109,11 +113,17 @@ def play_match(
     hands: int = 200_000,
     seed: int = 0,
     recorder: Recorder | None = None,
+    engine: str = "auto",
 ) -> MatchResult:
     """Play ``hands`` hands with ``banker`` in the bank at the start of every episode and
     ``punters`` (one spec for every punter seat, or a list, one per seat 1..n-1).
 
-    ``recorder(seat, obs_dict, action)``, if given, is called at every decision."""
+    ``recorder(seat, obs_dict, action)``, if given, is called at every decision.
+    ``engine``: ``"batched"`` plays the hands through the batched engine with batched
+    policy inference (``agents.batched_play``), ``"aec"`` one decision at a time through
+    the AEC engine; ``"auto"`` (default) is batched when the batched engine plays these
+    rules and no recorder is given. Both deal every pairing with the same ``seed`` the
+    same decks (each its own sequence: the results agree in distribution)."""
     import time
 
     t0 = time.perf_counter()
@@ -132,6 +142,15 @@ def play_match(
     names = e.possible_agents
     observe = e.observe
     table_seed = int(seeds[0].generate_state(1)[0])
+    if engine not in ("auto", "aec", "batched"):
+        raise ValueError(f"engine must be 'auto', 'aec' or 'batched', got {engine!r}")
+    if engine == "batched" or (engine == "auto" and recorder is None and _batched_plays(e.rules, n)):
+        if recorder is not None:
+            raise ValueError("a recorder needs engine='aec' (the batched engine does not call it)")
+        from .batched_play import play_chips
+
+        chips = play_chips(agents, e.rules, n, episodes, seed, table_seed=table_seed)
+        return _result(banker, punter_specs, rules, n, episodes, hpe, seed, chips, t0, "batched")
     over = int(Phase.OVER)
     for ep in range(episodes):
         e.reset(seed=table_seed if ep == 0 else None, options={"banker": 0})
@@ -143,6 +162,21 @@ def play_match(
                 recorder(s, obs, a)
             g.apply(a)
         chips[ep] = g.chips
+    return _result(banker, punter_specs, rules, n, episodes, hpe, seed, chips, t0, "aec")
+
+
+def _batched_plays(rules: Any, n: int) -> bool:
+    """Whether the batched engine plays these rules (and numba is there)."""
+    try:
+        from siete_env.batched import supported
+    except ImportError:
+        return False
+    return supported(rules, n)
+
+
+def _result(banker, punter_specs, rules, n, episodes, hpe, seed, chips, t0, engine) -> MatchResult:
+    import time
+
     per_hand = chips / hpe
     seats = [Estimate.of(per_hand[:, s]) for s in range(n)]
     return MatchResult(
@@ -156,6 +190,7 @@ def play_match(
         punter=Estimate.of(per_hand[:, 1:].mean(axis=1)),
         banker_result=seats[0],
         seconds=time.perf_counter() - t0,
+        extra={"engine": engine},
     )
 
 

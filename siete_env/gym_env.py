@@ -48,10 +48,10 @@ from .features import folded_size, suits_matter
 from .rules import Rules
 
 OpponentSpec = str | Callable[[dict], int]
-_MAX_SKIPPED = 10_000
+MAX_SKIPPED = 10_000  # episodes in a row without a learner decision before giving up
 
 
-def _pool(opponents: Any) -> tuple[list[Any], np.ndarray]:
+def policy_pool(opponents: Any) -> tuple[list[Any], np.ndarray]:
     """``opponents`` as (policies, probabilities): one policy, a list (uniform) or a
     mapping policy -> weight."""
     if opponents is None:
@@ -151,11 +151,11 @@ class SeatEnv(gymnasium.Env):
     def set_opponents(self, opponents: Any, copunters: Any = None) -> None:
         """Replace the opponent pools (takes effect at the next episode). Specs are
         validated and built now: a bad spec fails here, with nothing changed."""
-        items, probs = _pool(opponents)
+        items, probs = policy_pool(opponents)
         built = [specs.resolve(p, self.table) for p in items]
         co_built, co_probs = built, probs
         if copunters is not None:
-            co_items, co_probs = _pool(copunters)
+            co_items, co_probs = policy_pool(copunters)
             co_built = [specs.resolve(p, self.table) for p in co_items]
         self._pool, self._pool_p = built, probs
         self._co, self._co_p = co_built, co_probs
@@ -247,9 +247,9 @@ class SeatEnv(gymnasium.Env):
             if not done:
                 break
             skipped += 1
-            if skipped >= _MAX_SKIPPED:
+            if skipped >= MAX_SKIPPED:
                 raise RuntimeError(
-                    f"the learner had no decision in {_MAX_SKIPPED} episodes in a row: check the role and rules"
+                    f"the learner had no decision in {MAX_SKIPPED} episodes in a row: check the role and rules"
                 )
         self._needs_reset = False
         obs = self._observe()
@@ -296,9 +296,11 @@ def register_envs() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="siete_env.gym_env:SeatEnv",
+                # gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point"): the batched engine
+                vector_entry_point="siete_env.batched.vector:make_seat_vector_env",
                 kwargs={"role": role, "rules": "spanish", "num_players": 2, "opponents": "random"},
                 disable_env_checker=False,
             )
 
 
-__all__ = ["SeatEnv", "register_envs"]
+__all__ = ["MAX_SKIPPED", "SeatEnv", "policy_pool", "register_envs"]

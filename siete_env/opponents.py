@@ -34,6 +34,7 @@ class UniformRandom:
     """Uniform over the legal actions, with its own seeded generator (``rng``)."""
 
     deterministic = False
+    native_kind = "random"  # the batched engine draws its moves inside the kernels
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -45,6 +46,18 @@ class UniformRandom:
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         m = masks.astype(np.float64)
         return m / m.sum(axis=1, keepdims=True)
+
+
+def policy_probs(agent: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``(N, A)`` action probabilities of any agent on a batch of observations (its
+    ``action_probs``; otherwise its one-hot decisions, row by row)."""
+    fn = getattr(agent, "action_probs", None)
+    if fn is not None:
+        return fn(observations, masks)
+    out = np.zeros(masks.shape, np.float64)
+    for i in range(len(observations)):
+        out[i, agent({"observation": observations[i], "action_mask": masks[i]})] = 1.0
+    return out
 
 
 def register_resolver(resolver: Resolver) -> None:
@@ -85,4 +98,4 @@ def resolve(spec: Any, env: Any, seed: int | None = None) -> Any:
     )
 
 
-__all__ = ["ENTRY_POINT_GROUP", "UniformRandom", "register_resolver", "resolve", "resolvers"]
+__all__ = ["ENTRY_POINT_GROUP", "UniformRandom", "policy_probs", "register_resolver", "resolve", "resolvers"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("siete_env", "agents", "training")
-SCRIPTS = ("train.py", "evaluate.py", "demo.py")
+SCRIPTS = ("train.py", "train_rllib.py", "evaluate.py", "demo.py")
 
 
 def _modules() -> dict[str, Path]:

@@ -10,12 +10,12 @@ run) and ``evaluate.py --run`` (a run's report).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.specs import check_spec
+from agents.specs import AgentSpec, check_spec
 from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
@@ -114,7 +114,7 @@ class OpponentsConfig(_Strict):
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
         for s in v:
-            if s.startswith("ppo:"):
+            if AgentSpec.parse(s).learned:
                 raise ValueError(f"baseline {s!r}: baselines are heuristic specs; learned snapshots join by themselves")
             check_spec(s)
         return v
@@ -159,6 +159,12 @@ class TrainConfig(_Strict):
     seed: int = Field(0, ge=0)
     generations: int = Field(ge=1)
     n_envs: int = Field(8, ge=1)
+    vec_env: Literal["dummy", "batched"] = Field(
+        "dummy",
+        description="the learners' environments: dummy (SB3's DummyVecEnv of SeatEnv, the AEC engine) or batched "
+        "(siete_env.batched: the n_envs tables stepped together by the batched engine, opponents in batch; "
+        "the spanish rules it plays, one hand per episode)",
+    )
     threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
     parallel: bool = Field(
         True,
@@ -179,6 +185,17 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _table(self) -> TrainConfig:
         check_table(resolve_rules(self.rules), self.num_players)  # e.g. side_bets heads-up
+        return self
+
+    @model_validator(mode="after")
+    def _batched_rules(self) -> TrainConfig:
+        if self.vec_env == "batched":
+            from siete_env.batched import check_rules
+
+            try:
+                check_rules(self.rules, self.num_players)
+            except ValueError as err:
+                raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
         return self
 
     @model_validator(mode="after")
@@ -241,21 +258,34 @@ def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
     """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
     YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
-    path = Path(path) if path else DEFAULT_CONFIG
+    return read_config(
+        TrainConfig, path or DEFAULT_CONFIG, overrides, "training config", "generations=3, punter.steps=20000"
+    )
+
+
+Config = TypeVar("Config", bound=BaseModel)
+
+
+def read_config(model: type[Config], path: str | Path, overrides: list[str] | None, what: str, example: str) -> Config:
+    """``model`` validated from a YAML file plus ``key=value`` overrides (dotted keys, YAML
+    values; ``example`` shows one in the error for a malformed override). Any problem
+    raises ``ValueError`` naming ``what``, the key and what is allowed (``load_config``;
+    ``train_rllib.py``'s config)."""
+    path = Path(path)
     data = read_yaml_mapping(path, what="config", holds="settings")
     for item in overrides or []:
         key, eq, raw = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"override {item!r} must look like key=value (e.g. generations=3, punter.steps=20000)")
+            raise ValueError(f"override {item!r} must look like key=value (e.g. {example})")
         key = key.strip()
         # a rule option's value is read as the option's type (yes/no: booleans where wanted)
         _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
     try:
-        return TrainConfig(**data)
+        return model(**data)
     except ValidationError as e:
-        raise ValueError(f"invalid training config {str(path)!r}:\n{_format_errors(e)}") from None
+        raise ValueError(f"invalid {what} {str(path)!r}:\n{_format_errors(e)}") from None
     except ValueError as e:
-        raise ValueError(f"invalid training config {str(path)!r}: {e}") from None
+        raise ValueError(f"invalid {what} {str(path)!r}: {e}") from None
 
 
 def yaml_value(raw: str) -> Any:

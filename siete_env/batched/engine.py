@@ -1,0 +1,214 @@
+"""``BatchedTables``: N tables of one rule set stepped together by the numba kernels.
+
+The reference engine (``siete_env.game.Game``) stays the specification; this is the same
+game for the rules ``check_rules`` accepts, written as array kernels (``kernels.py``):
+the ``spanish`` preset at any table size 2..12 (stakes, raises, four-swaps, splits up to
+the ``auto`` limit, face-up and face-down draws, settlement) and its numeric options
+(``bet_levels``, ``raise_on_draw``, ``max_splits``, ``four_swap``, ``split_any_pair``,
+``draw_face_down``, ``all_face_up``, ``reveal_seven_half``, ``banker_policy_rule``,
+``remove_sotas``, the three 7½ payouts), **one hand per episode**
+(``hands_per_episode: 1``; bank passing then has no effect). Other rules are refused
+with a ``ValueError`` naming the option: use the AEC environment for them.
+
+Observations are ``encoding.Layout`` vectors (optionally suit-folded as
+``features.fold_suits``), masks ``int8`` rows over ``game.build_actions``' action ids,
+both bit for bit what ``raw_env.observe`` gives (``tests/batched_differential.py``, run by ``tests/test_batched.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..cards import N_CARDS
+from ..encoding import Layout
+from ..features import folded_size
+from ..game import FIXED_ACTIONS, Payouts, build_actions
+from ..rules import MAX_PLAYERS, Rules, resolve_rules
+from . import kernels as K
+
+MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
+MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
+_FREE = {
+    "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays", "banker_seven_half_collects",
+    "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair", "draw_face_down", "all_face_up",
+    "reveal_seven_half", "banker_policy_rule", "remove_sotas", "max_face_down",
+    # options of features that are off (they change nothing while their feature is off)
+    "auction_bids", "fusilar_pays", "triplee_pays", "side_bet_stake", "banker_reale_collects", "both_reale_collects",
+}  # fmt: skip
+
+
+def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
+    """The validated rules if the batched engine plays them, else a ``ValueError`` naming
+    what it does not cover."""
+    r = resolve_rules(rules)
+    if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
+        raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
+    if not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players}")
+    defaults = Rules()
+    bad = [
+        f"{name}={getattr(r, name)!r}"
+        for name in Rules.model_fields
+        if name not in _FREE and getattr(r, name) != getattr(defaults, name)
+    ]
+    if len(r.bet_levels) > 28:
+        bad.append(f"bet_levels with {len(r.bet_levels)} levels (at most 28)")
+    if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit
+        bad.append(f"bet_levels up to {r.bet_levels[-1]} (at most {MAX_STAKE})")
+    if bad:
+        raise ValueError(
+            "the batched engine plays the spanish preset, one hand per episode, with its numeric options "
+            "(bet_levels, raise_on_draw, max_splits, four_swap, split_any_pair, draw_face_down, all_face_up, "
+            "reveal_seven_half, banker_policy_rule, remove_sotas, payouts); not covered: "
+            + ", ".join(bad)
+            + ". Use the AEC environment (siete_env.env) for these rules."
+        )
+    return r
+
+
+def supported(rules: Any, num_players: int = 2) -> bool:
+    """Whether ``check_rules`` accepts these rules."""
+    try:
+        check_rules(rules, num_players)
+    except ValueError:
+        return False
+    return True
+
+
+class BatchedTables:
+    """``num_tables`` tables of ``num_players`` seats under ``rules``, as arrays.
+
+    Every method takes table indices (``games``) so that any subset can move; the state is
+    ``self.state`` (one ``int16`` row per table, see ``kernels``). Decks are given
+    (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
+    """
+
+    def __init__(self, num_tables: int, num_players: int = 2, rules: Any = "spanish"):
+        self.rules = check_rules(rules, num_players)
+        n = self.n = int(num_players)
+        if isinstance(num_tables, bool) or not isinstance(num_tables, int | np.integer) or num_tables < 1:
+            raise ValueError(f"the number of tables must be a positive integer, got {num_tables!r}")
+        self.N = int(num_tables)
+        r = self.rules
+        splits = r.splits_for(n)
+        H = self.H = 1 + splits
+        S = n * H
+        self.actions = build_actions(r, n)
+        self.action_names = tuple(a.name for a in self.actions)
+        levels = list(r.bet_levels)
+        nb = len(levels)
+        A = self.A = len(self.actions)
+        assert A == len(FIXED_ACTIONS) + 2 * nb - 1, self.action_names  # the fixed ones, BET_k, RAISE_k
+        self.deck_cards = np.array(r.deck_cards(), np.int32)
+        deck_size = len(self.deck_cards)
+        dmax = deck_size + 4 * (n - 1)  # a four-swap puts one more card into the deck list
+        cfg = np.zeros(K.K_LEVELS + nb, np.int64)
+        cfg[K.K_N], cfg[K.K_H], cfg[K.K_MAXC], cfg[K.K_SPLITS] = n, H, MAX_CARDS_IN_HAND, splits
+        cfg[K.K_NB], cfg[K.K_TOP] = nb, levels[-1]
+        cfg[K.K_CANRAISE] = r.raise_on_draw and nb > 1
+        cfg[K.K_SWAP] = {"off": 0, "optional": 1, "mandatory": 2}[r.four_swap]
+        cfg[K.K_SPLITANY] = r.split_any_pair
+        cfg[K.K_INITUP] = r.all_face_up
+        cfg[K.K_DRAWDOWN] = r.draw_face_down and not r.all_face_up
+        cfg[K.K_REVEAL75] = r.reveal_seven_half
+        cfg[K.K_FORCED] = r.banker_policy_rule == "hit_below_6"
+        pays = Payouts(r)
+        cfg[K.K_PAYS], cfg[K.K_B75], cfg[K.K_BOTH75] = pays.seven_half, pays.banker_seven_half, pays.both_seven_half
+        cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
+        o = K.NSCAL
+        for name, size in (
+            ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
+            ("O_STATUS", S), ("O_CARDS", S * MAX_CARDS_IN_HAND), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
+            ("O_CHIPS", n),
+        ):  # fmt: skip
+            cfg[getattr(K, name)] = o
+            o += size
+        cfg[K.K_F] = o
+        self.layout = Layout(n, H, levels[-1], r.hands_per_episode, False)
+        cfg[K.K_W] = self.layout.W
+        cfg[K.K_HANDS], cfg[K.K_SEATS], cfg[K.K_GLOBAL] = self.layout.HANDS, self.layout.SEATS, self.layout.GLOBAL
+        cfg[K.K_LEVELS : K.K_LEVELS + nb] = levels
+        self.cfg = cfg
+        self.obs_size = self.layout.size
+        self.folded_size = folded_size(self.layout)
+        self.state = np.zeros((self.N, o), np.int16)  # half the memory of int32: the batch stays in cache
+        self.state[:, K.PHASE] = K.P_OVER
+        self.rng = np.zeros(self.N, np.uint64)
+        self.all = np.arange(self.N, dtype=np.int64)
+
+    # ------------------------------------------------------------------ state
+    def seed(self, seed: int | list[int] | None) -> None:
+        """Seed the per-table random streams (decks, native random players)."""
+        ss = np.random.SeedSequence(seed)
+        self.rng[:] = ss.generate_state(self.N, np.uint64)
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.state[:, K.PHASE]
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The acting seat of each table (meaningless once its phase is over)."""
+        return self.state[:, K.SEAT]
+
+    @property
+    def chips(self) -> np.ndarray:
+        """``(N, n)`` net chips of each seat this episode."""
+        c = self.cfg[K.O_CHIPS]
+        return self.state[:, c : c + self.n]
+
+    def _games(self, games) -> np.ndarray:
+        return self.all if games is None else np.asarray(games, np.int64)
+
+    def start(self, games, bankers, decks) -> None:
+        """Start episodes: table ``games[i]`` with banker ``bankers[i]``, dealt from
+        ``decks[i]`` (card indices, a full deck of these rules: first card to the first
+        punter in turn order, the banker's last, then every later card from the top)."""
+        games = self._games(games)
+        decks = np.ascontiguousarray(decks, np.int32)
+        if decks.shape != (len(games), len(self.deck_cards)):
+            raise ValueError(f"decks must be {len(games)} rows of {len(self.deck_cards)} cards, got {decks.shape}")
+        bankers = np.broadcast_to(np.asarray(bankers, np.int64), (len(games),)).copy()
+        if ((bankers < 0) | (bankers >= self.n)).any():
+            raise ValueError(f"bankers must be seats 0..{self.n - 1}")
+        K.start_batch(self.state, self.cfg, games, bankers, decks, decks.shape[1])
+
+    def shuffled_decks(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` uniformly shuffled decks (numpy's generator)."""
+        return rng.permuted(np.tile(self.deck_cards, (count, 1)), axis=1)
+
+    def observe(self, games=None, seats=None, fold: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``(observations, masks)`` of ``seats[i]`` at ``games[i]`` (default: every table,
+        the acting seat); a seat not to act has an all-zero mask, as in ``raw_env``."""
+        games = self._games(games)
+        seats = self.state[games, K.SEAT].astype(np.int64) if seats is None else np.broadcast_to(
+            np.asarray(seats, np.int64), (len(games),)
+        )  # fmt: skip
+        obs = np.empty((len(games), self.folded_size if fold else self.obs_size), np.float32)
+        masks = np.empty((len(games), self.A), np.int8)
+        K.observe_batch(self.state, self.cfg, games, seats, bool(fold), obs, masks)
+        return obs, masks
+
+    def legal_masks(self, games=None) -> np.ndarray:
+        """``(len(games), A)`` ``int8`` masks of the acting seats (zeros once over)."""
+        games = self._games(games)
+        bits = np.empty(len(games), np.int64)
+        K.legal_batch(self.state, self.cfg, games, bits)
+        return ((bits[:, None] >> np.arange(self.A)) & 1).astype(np.int8)
+
+    def apply(self, games, actions) -> None:
+        """Apply ``actions[i]`` at ``games[i]``; an illegal action raises ``ValueError``
+        (the actions before it are applied)."""
+        games = self._games(games)
+        actions = np.asarray(actions, np.int64)
+        bad = K.apply_batch(self.state, self.cfg, games, actions)
+        if bad >= 0:
+            g, a = int(games[bad]), int(actions[bad])
+            legal = [self.action_names[i] for i in np.flatnonzero(self.legal_masks([g])[0])]
+            name = self.action_names[a] if 0 <= a < self.A else "?"
+            raise ValueError(f"illegal action {a} ({name}) at table {g}; legal there: {legal}")
+
+    def over(self) -> np.ndarray:
+        return self.state[:, K.PHASE] == K.P_OVER

@@ -1,0 +1,839 @@
+"""numba kernels of the batched engine: one packed ``int16`` row of state per table.
+
+The rules are ``game.py``'s, restricted to what ``engine.check_rules`` accepts (the
+``spanish`` preset and its numeric options, one hand per episode). Every function here
+works on one table's row ``r`` (a view of ``state[g]``) and the table configuration
+``cfg`` (an ``int64`` array built by ``engine.BatchedTables``); the batch kernels at the
+end loop over tables. Nothing here allocates.
+
+Row layout (offsets in ``cfg``): ten scalars (``BANKER .. HANDNO``), then the deck
+(``DMAX`` cards: the deck list of the reference engine, which grows by one card at each
+four-swap), the "returned to the deck" flag of each of the 40 cards, and per hand slot
+``k = seat * H + hand``: number of cards, face-down card (-1: none), total in half
+points, stake, status, its cards (``MAXC`` each); per seat: hands, splits, swaps, chips.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, SEVEN_HALF, VALUE2
+from ..encoding import HAND_FEATURES, SEAT_FEATURES, CardColumn, GlobalFeature, HandFeature, SeatFeature
+from ..game import (
+    FIXED_ACTIONS,
+    FORCED_BANKER_STANDS_AT,
+    HIT_DOWN,
+    HIT_UP,
+    KEEP,
+    MAX_SWAPS,
+    SPLIT,
+    STAND,
+    SWAP_FOUR,
+    Phase,
+    Status,
+)
+
+V2 = np.array(VALUE2, np.int64)
+RANKS = np.array(RANK, np.int64)
+FIG = np.array(IS_FIGURE, np.bool_)
+
+# scalar fields of a row
+BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO = range(10)
+NSCAL = 10
+# cfg entries
+(K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
+ K_FORCED, K_PAYS, K_B75, K_BOTH75, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
+ O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LEVELS) = range(36)  # fmt: skip
+# The engine's and the encoding's names as plain ints (numba compiles them in as constants).
+# phases and statuses (game.Phase, game.Status)
+P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER = (
+    int(Phase.BET),
+    int(Phase.DRAW),
+    int(Phase.SPLIT),
+    int(Phase.BANKER),
+    int(Phase.OVER),
+)
+S_EMPTY, S_WAITING, S_PLAYING = int(Status.EMPTY), int(Status.WAITING), int(Status.PLAYING)
+S_STOOD, S_BUST = int(Status.STOOD), int(Status.BUST)
+# action ids (game.build_actions: the fixed actions, then BET_k, then RAISE_k)
+A_STAND, A_HIT_UP, A_HIT_DOWN, A_SWAP, A_SPLIT, A_KEEP = STAND, HIT_UP, HIT_DOWN, SWAP_FOUR, SPLIT, KEEP
+A_BET0 = len(FIXED_ACTIONS)
+MAX_ACTIONS = 63  # legal actions are int64 bit sets
+FORCED_STANDS_AT = FORCED_BANKER_STANDS_AT  # banker_policy_rule: hit_below_6 (half points)
+# observation features (encoding.HandFeature, SeatFeature, GlobalFeature, CardColumn)
+F_STATUS, F_STAKE, F_NCARDS = int(HandFeature.STATUS), int(HandFeature.STAKE), int(HandFeature.N_CARDS)
+F_FACE_DOWN, F_TOTAL = int(HandFeature.FACE_DOWN), int(HandFeature.VISIBLE_TOTAL)
+F_IS_BANKER, F_TO_ACT, F_CHIPS = int(SeatFeature.IS_BANKER), int(SeatFeature.TO_ACT), int(SeatFeature.CHIPS)
+F_PHASE, F_HANDS_DONE = int(GlobalFeature.PHASE), int(GlobalFeature.HANDS_DONE)
+F_CARDS_LEFT = int(GlobalFeature.CARDS_LEFT)
+C_OWN_FACE_DOWN, C_RETURNED = int(CardColumn.OWN_FACE_DOWN), int(CardColumn.RETURNED)
+# results of ``advance``
+LEARNER, PENDING = 0, 1
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+# --------------------------------------------------------------------------- randomness
+@njit(cache=True, inline="always")
+def mix64(x):
+    """splitmix64's output function."""
+    z = (x ^ (x >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def next64(rng, g):
+    """The next number of table ``g``'s splitmix64 stream (``rng[g]`` is its state)."""
+    x = rng[g] + _GOLDEN
+    rng[g] = x
+    return mix64(x)
+
+
+@njit(cache=True, inline="always")
+def randint(rng, g, m):
+    """Uniform in ``0..m-1`` (``m`` small)."""
+    return np.int64(((next64(rng, g) >> np.uint64(11)) * np.uint64(m)) >> np.uint64(53))
+
+
+@njit(cache=True)
+def uniform(rng, g):
+    return (next64(rng, g) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def shuffle_deck(r, cfg, cards, rng, g):
+    """A fresh uniformly shuffled deck into the row: Fisher-Yates ("inside-out") with table
+    ``g``'s stream, two 32-bit draws from each 64-bit number."""
+    d = cfg[O_DECK]
+    m = cards.shape[0]
+    x = rng[g]
+    mask = np.uint64(0xFFFFFFFF)
+    r[d] = cards[0]
+    z = np.uint64(0)
+    for i in range(1, m):
+        if i & 1:
+            x += _GOLDEN
+            z = mix64(x)
+            u = z & mask
+        else:
+            u = z >> np.uint64(32)
+        j = np.int64((u * np.uint64(i + 1)) >> np.uint64(32))
+        r[d + i] = r[d + j]
+        r[d + j] = cards[i]
+    rng[g] = x
+    r[DLEN] = m
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True, inline="always")
+def _reveal(r, cfg, k):
+    c = r[cfg[O_HID] + k]
+    if c >= 0:
+        r[cfg[O_HID] + k] = -1
+        r[cfg[O_RET] + c] = 0  # seen face-up: no longer "returned to the deck"
+
+
+@njit(cache=True)
+def _give(r, cfg, k, face_up):
+    pos = r[POS]
+    c = r[cfg[O_DECK] + pos]
+    r[POS] = pos + 1
+    nc = r[cfg[O_NC] + k]
+    r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc] = c
+    r[cfg[O_NC] + k] = nc + 1
+    r[cfg[O_TOT] + k] += V2[c]
+    if face_up:
+        r[cfg[O_RET] + c] = 0
+    else:
+        r[cfg[O_HID] + k] = c
+    return c
+
+
+@njit(cache=True, inline="always")
+def _pay(r, cfg, frm, to, amount):
+    r[cfg[O_CHIPS] + frm] -= amount
+    r[cfg[O_CHIPS] + to] += amount
+
+
+@njit(cache=True)
+def _result(r, cfg, k, s, mult):
+    b = r[BANKER]
+    st = r[cfg[O_STAKE] + k]
+    if mult > 0:
+        _pay(r, cfg, b, s, st * mult)
+    else:
+        _pay(r, cfg, s, b, -st * mult)
+
+
+@njit(cache=True)
+def _settle(r, cfg):
+    n, H = cfg[K_N], cfg[K_H]
+    b = r[BANKER]
+    B = r[cfg[O_TOT] + b * H]
+    bust = B > SEVEN_HALF
+    for t in range(n - 1):
+        s = (b + t + 1) % n
+        for h in range(r[cfg[O_NH] + s]):
+            k = s * H + h
+            if r[cfg[O_STATUS] + k] != S_STOOD:
+                continue
+            _reveal(r, cfg, k)
+            P = r[cfg[O_TOT] + k]
+            if B == SEVEN_HALF:
+                _result(r, cfg, k, s, -(cfg[K_BOTH75] if P == SEVEN_HALF else cfg[K_B75]))
+            elif bust or P > B:
+                _result(r, cfg, k, s, cfg[K_PAYS] if P == SEVEN_HALF else 1)
+            else:
+                _result(r, cfg, k, s, -1)
+    r[HANDNO] = 1
+    r[PHASE] = P_OVER
+
+
+@njit(cache=True)
+def _banker_turn(r, cfg):
+    n, H = cfg[K_N], cfg[K_H]
+    b = r[BANKER]
+    for t in range(n - 1):
+        s = (b + t + 1) % n
+        for h in range(r[cfg[O_NH] + s]):
+            if r[cfg[O_STATUS] + s * H + h] != S_BUST:
+                r[SEAT] = b
+                r[HAND] = 0
+                _reveal(r, cfg, b * H)
+                r[cfg[O_STATUS] + b * H] = S_PLAYING
+                r[PHASE] = P_BANKER
+                return
+    _settle(r, cfg)  # every punter hand is bust: the banker has nothing to play
+
+
+@njit(cache=True)
+def _begin_hand(r, cfg, s, h):
+    r[SEAT] = s
+    r[HAND] = h
+    r[cfg[O_STATUS] + s * cfg[K_H] + h] = S_PLAYING
+    r[PHASE] = P_BET
+
+
+@njit(cache=True)
+def _next_punter(r, cfg):
+    n, H = cfg[K_N], cfg[K_H]
+    while True:
+        r[TURN] += 1
+        if r[TURN] >= n - 1:
+            _banker_turn(r, cfg)
+            return
+        s = (r[BANKER] + r[TURN] + 1) % n
+        if r[cfg[O_STATUS] + s * H] == S_WAITING:
+            _begin_hand(r, cfg, s, 0)
+            return
+
+
+@njit(cache=True)
+def _end_punter_hand(r, cfg):
+    s, h = r[SEAT], r[HAND]
+    if h + 1 < r[cfg[O_NH] + s]:
+        _begin_hand(r, cfg, s, h + 1)
+    else:
+        _next_punter(r, cfg)
+
+
+@njit(cache=True)
+def _check_total(r, cfg, s, h):
+    k = s * cfg[K_H] + h
+    t = r[cfg[O_TOT] + k]
+    if t > SEVEN_HALF:
+        _reveal(r, cfg, k)
+        r[cfg[O_STATUS] + k] = S_BUST
+        _result(r, cfg, k, s, -1)
+        _end_punter_hand(r, cfg)
+    elif t == SEVEN_HALF:
+        if cfg[K_REVEAL75]:
+            _reveal(r, cfg, k)
+        r[cfg[O_STATUS] + k] = S_STOOD
+        _end_punter_hand(r, cfg)
+
+
+@njit(cache=True)
+def _hit(r, cfg, s, h, face_up):
+    k = s * cfg[K_H] + h
+    was_single = r[cfg[O_NC] + k] == 1
+    first = r[cfg[O_CARDS] + k * cfg[K_MAXC]]
+    if not face_up:
+        _reveal(r, cfg, k)
+    c = _give(r, cfg, k, face_up)
+    r[FIRST] = 0
+    r[RAISED] = 0
+    if was_single and r[cfg[O_SPL] + s] < cfg[K_SPLITS] and V2[c] == V2[first] and (FIG[c] or cfg[K_SPLITANY] != 0):
+        r[PHASE] = P_SPLIT
+        return
+    _check_total(r, cfg, s, h)
+
+
+@njit(cache=True)
+def _split(r, cfg, s, h):
+    H, MAXC = cfg[K_H], cfg[K_MAXC]
+    k = s * H + h
+    _reveal(r, cfg, k)
+    nc = r[cfg[O_NC] + k] - 1
+    c = r[cfg[O_CARDS] + k * MAXC + nc]
+    r[cfg[O_NC] + k] = nc
+    r[cfg[O_TOT] + k] -= V2[c]
+    nh = r[cfg[O_NH] + s]
+    r[cfg[O_NH] + s] = nh + 1
+    r[cfg[O_SPL] + s] += 1
+    nk = s * H + nh
+    r[cfg[O_CARDS] + nk * MAXC] = c
+    r[cfg[O_NC] + nk] = 1
+    r[cfg[O_TOT] + nk] = V2[c]
+    r[cfg[O_STATUS] + nk] = S_WAITING
+
+
+@njit(cache=True)
+def _swap_four(r, cfg, s):
+    r[cfg[O_SWP] + s] += 1
+    k = s * cfg[K_H]
+    nc = r[cfg[O_NC] + k] - 1
+    four = r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc]
+    r[cfg[O_NC] + k] = nc
+    r[cfg[O_TOT] + k] -= V2[four]
+    r[cfg[O_HID] + k] = -1
+    r[cfg[O_RET] + four] = 1  # shown going back into the deck
+    _give(r, cfg, k, cfg[K_INITUP] != 0)
+    d = cfg[O_DECK]
+    pos, end = r[POS], r[DLEN]
+    at = pos + (end - pos) // 2  # game.swap_return_position(pos, end)
+    for i in range(end, at, -1):
+        r[d + i] = r[d + i - 1]
+    r[d + at] = four
+    r[DLEN] = end + 1
+
+
+# --------------------------------------------------------------------------- the game
+@njit(cache=True)
+def start(r, cfg, banker):
+    """A new episode (one hand) with ``banker``, dealt from the deck already in the row."""
+    n, H = cfg[K_N], cfg[K_H]
+    S = n * H
+    r[BANKER] = banker
+    r[POS] = 0
+    r[HANDNO] = 0
+    r[FIRST] = 0
+    r[RAISED] = 0
+    for c in range(N_CARDS):
+        r[cfg[O_RET] + c] = 0
+    for k in range(S):
+        r[cfg[O_NC] + k] = 0
+        r[cfg[O_HID] + k] = -1
+        r[cfg[O_TOT] + k] = 0
+        r[cfg[O_STAKE] + k] = 0
+        r[cfg[O_STATUS] + k] = S_WAITING if k % H == 0 else S_EMPTY
+    for s in range(n):
+        r[cfg[O_NH] + s] = 1
+        r[cfg[O_SPL] + s] = 0
+        r[cfg[O_SWP] + s] = 0
+        r[cfg[O_CHIPS] + s] = 0
+    up = cfg[K_INITUP] != 0
+    for t in range(n - 1):
+        if r[POS] < r[DLEN]:
+            _give(r, cfg, ((banker + t + 1) % n) * H, up)
+    if r[POS] < r[DLEN]:
+        _give(r, cfg, banker * H, False)
+    r[TURN] = -1
+    r[SEAT] = 0
+    r[HAND] = 0
+    _next_punter(r, cfg)
+
+
+@njit(cache=True)
+def legal(r, cfg):
+    """The acting seat's legal actions as a bit set (bit ``a``: action ``a``); 0 once over."""
+    ph = r[PHASE]
+    if ph == P_OVER:
+        return np.int64(0)
+    can_draw = r[POS] < r[DLEN]
+    H, nb, top = cfg[K_H], cfg[K_NB], cfg[K_TOP]
+    one = np.int64(1)
+    if ph == P_DRAW:
+        k = r[SEAT] * H + r[HAND]
+        m = one << A_STAND
+        if can_draw:
+            m |= one << A_HIT_UP
+            if cfg[K_DRAWDOWN] != 0:
+                m |= one << A_HIT_DOWN
+        if cfg[K_CANRAISE] != 0 and r[RAISED] == 0 and r[FIRST] == 0:
+            raise_from = r[cfg[O_STAKE] + k]
+        else:
+            raise_from = top
+        for i in range(1, nb):
+            lv = cfg[K_LEVELS + i]
+            if raise_from < lv <= top:
+                m |= one << (A_BET0 + nb + i - 1)
+        return m
+    if ph == P_BET:
+        m = np.int64(0)
+        for i in range(nb):
+            m |= one << (A_BET0 + i)
+        k = r[SEAT] * H
+        if (
+            cfg[K_SWAP] != 0
+            and r[HAND] == 0
+            and can_draw
+            and r[cfg[O_NC] + k] == 1
+            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == 4
+            and r[cfg[O_SWP] + r[SEAT]] < MAX_SWAPS
+        ):
+            if cfg[K_SWAP] == 2:  # mandatory
+                return one << A_SWAP
+            m |= one << A_SWAP
+        return m
+    if ph == P_SPLIT:
+        return (one << A_SPLIT) | (one << A_KEEP)
+    # banker
+    if not can_draw:
+        return one << A_STAND
+    if cfg[K_FORCED] != 0:
+        if r[cfg[O_TOT] + r[SEAT] * H] < FORCED_STANDS_AT:
+            return one << A_HIT_UP
+        return one << A_STAND
+    return (one << A_STAND) | (one << A_HIT_UP)
+
+
+@njit(cache=True)
+def apply(r, cfg, a):
+    """Apply the acting seat's action ``a`` (legal: the caller checks)."""
+    ph = r[PHASE]
+    s, h = r[SEAT], r[HAND]
+    H, nb = cfg[K_H], cfg[K_NB]
+    k = s * H + h
+    if ph == P_DRAW:
+        if a >= A_BET0 + nb:  # RAISE
+            r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0 - nb + 1]
+            r[RAISED] = 1
+        elif a == A_STAND:
+            r[cfg[O_STATUS] + k] = S_STOOD
+            _end_punter_hand(r, cfg)
+        else:
+            _hit(r, cfg, s, h, a == A_HIT_UP)
+    elif ph == P_BET:
+        if a == A_SWAP:
+            _swap_four(r, cfg, s)
+        else:
+            r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0]
+            r[FIRST] = 1
+            r[RAISED] = 0
+            r[PHASE] = P_DRAW
+    elif ph == P_SPLIT:
+        if a == A_SPLIT:
+            _split(r, cfg, s, h)
+        r[FIRST] = 0
+        r[RAISED] = 0
+        r[PHASE] = P_DRAW
+        if a == A_KEEP:
+            _check_total(r, cfg, s, h)
+    elif ph == P_BANKER:
+        kb = s * H
+        if a == A_STAND:
+            r[cfg[O_STATUS] + kb] = S_STOOD
+            _settle(r, cfg)
+        else:
+            _give(r, cfg, kb, True)
+            t = r[cfg[O_TOT] + kb]
+            if t > SEVEN_HALF:
+                r[cfg[O_STATUS] + kb] = S_BUST
+                _settle(r, cfg)
+            elif t == SEVEN_HALF:
+                r[cfg[O_STATUS] + kb] = S_STOOD
+                _settle(r, cfg)
+
+
+@njit(cache=True)
+def random_legal(m, rng, g):
+    """A uniformly drawn action of the bit set ``m`` (not empty)."""
+    cnt = 0
+    x = m
+    while x:
+        x &= x - 1
+        cnt += 1
+    j = randint(rng, g, cnt)
+    a = 0
+    while True:
+        if (m >> a) & 1:
+            if j == 0:
+                return a
+            j -= 1
+        a += 1
+
+
+# --------------------------------------------------------------------------- native players
+# Players the kernels decide for themselves, from the state (what their observation shows
+# them): ``params`` rows are (kind, threshold, banker threshold), thresholds in half points.
+N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def _smart_hits(r, cfg, t2):
+    """``agents.baselines.SmartBanker.hits`` for the banker at ``r[SEAT]``."""
+    n, H = cfg[K_N], cfg[K_H]
+    b = r[SEAT]
+    mine = r[cfg[O_TOT] + b * H]
+    if mine < t2:
+        return True
+    standing = 0
+    sure = 0
+    for s in range(n):
+        if s == b:
+            continue
+        for h in range(H):
+            k = s * H + h
+            if r[cfg[O_STATUS] + k] != S_STOOD:
+                continue
+            stake = r[cfg[O_STAKE] + k]
+            hid = r[cfg[O_HID] + k]
+            least = r[cfg[O_TOT] + k]  # the face-up total, plus ½ for a face-down card
+            if hid >= 0:
+                least += 1 - V2[hid]
+            standing += stake
+            if mine < least < SEVEN_HALF:
+                sure += stake
+    return standing > 0 and 2 * sure > standing
+
+
+@njit(cache=True)
+def decide(r, cfg, kind, t2, bt2, rng, g):
+    """The action of a native player of ``kind`` at the acting seat (the heuristics of
+    ``agents.baselines``, decided on the state instead of the observation)."""
+    m = legal(r, cfg)
+    if kind == N_RANDOM:
+        return random_legal(m, rng, g)
+    one = np.int64(1)
+    ph = r[PHASE]
+    k = r[SEAT] * cfg[K_H] + r[HAND]
+    tot = r[cfg[O_TOT] + k]
+    if ph == P_BANKER:
+        if kind == N_SMART:
+            want = _smart_hits(r, cfg, t2)
+        elif kind == N_BANKER:
+            want = tot < t2
+        else:
+            want = tot < bt2
+        if want and (m >> A_HIT_UP) & one:
+            return A_HIT_UP
+        return A_STAND if (m >> A_STAND) & one else A_HIT_UP
+    if ph == P_BET:
+        nb = cfg[K_NB]
+        if kind == N_BOLD:
+            if (m >> A_SWAP) & one:
+                return A_SWAP
+            lo, hi = -1, -1
+            for i in range(nb):
+                if (m >> (A_BET0 + i)) & one:
+                    if lo < 0:
+                        lo = A_BET0 + i
+                    hi = A_BET0 + i
+            if lo >= 0:
+                return hi if (tot == 1 or tot == 14) else lo  # BoldPunter.STRONG (a figure, a 7), half points
+        for i in range(nb):
+            if (m >> (A_BET0 + i)) & one:
+                return A_BET0 + i
+        a = MAX_ACTIONS - 1
+        while not (m >> a) & one:
+            a -= 1
+        return a
+    if ph == P_SPLIT:
+        return A_KEEP
+    if tot >= t2 or not (m >> A_HIT_UP) & one:
+        return A_STAND
+    hid = r[cfg[O_HID] + k]
+    if hid >= 0 and V2[hid] < 8 and (m >> A_HIT_DOWN) & one:  # a hidden card below 4 points
+        return A_HIT_DOWN
+    return A_HIT_UP
+
+
+# --------------------------------------------------------------------------- observations
+@njit(cache=True)
+def observe(r, cfg, o, fold, out):
+    """Seat ``o``'s observation (``encoding.Encoder.observe``), suit-folded if ``fold``
+    (``features.fold_suits``), written over ``out``."""
+    n, H, W, MAXC = cfg[K_N], cfg[K_H], cfg[K_W], cfg[K_MAXC]
+    o_status, o_stake, o_nc, o_hid, o_tot = cfg[O_STATUS], cfg[O_STAKE], cfg[O_NC], cfg[O_HID], cfg[O_TOT]
+    o_cards, o_chips, o_ret, o_swp = cfg[O_CARDS], cfg[O_CHIPS], cfg[O_RET], cfg[O_SWP]
+    nH = n * H
+    shift = (N_CARDS - N_RANKS) * W if fold else 0  # folded: a row per rank instead of per card
+    HANDS, SEATS, G = cfg[K_HANDS] - shift, cfg[K_SEATS] - shift, cfg[K_GLOBAL] - shift  # encoding.Layout's blocks
+    out[:] = 0.0
+    phase, seat, b = r[PHASE], r[SEAT], r[BANKER]
+    swaps = 0
+    for s in range(n):
+        swaps += r[o_swp + s]
+        rel = s - o
+        if rel < 0:
+            rel += n
+        for h in range(H):
+            k = s * H + h
+            slot = rel * H + h
+            hb = HANDS + slot * HAND_FEATURES
+            out[hb + F_STATUS + r[o_status + k]] = 1.0
+            nc = r[o_nc + k]
+            if nc == 0:
+                continue
+            out[hb + F_STAKE] = r[o_stake + k]
+            out[hb + F_NCARDS] = nc
+            hid = r[o_hid + k]
+            if hid >= 0:
+                out[hb + F_FACE_DOWN] = 1.0
+            vis = 0
+            base = o_cards + k * MAXC
+            for j in range(nc):
+                c = r[base + j]
+                row = (c % N_RANKS if fold else c) * W
+                if c == hid:
+                    if s == o:
+                        out[row + slot] += 1.0
+                        out[row + nH + C_OWN_FACE_DOWN] += 1.0
+                else:
+                    out[row + slot] += 1.0
+                    vis += V2[c]
+            out[hb + F_TOTAL] = (r[o_tot + k] if s == o else vis) * 0.5
+        sb = SEATS + rel * SEAT_FEATURES
+        if s == b:
+            out[sb + F_IS_BANKER] = 1.0
+        if s == seat and phase != P_OVER:
+            out[sb + F_TO_ACT] = 1.0
+        out[sb + F_CHIPS] = r[o_chips + s]
+    if swaps:
+        for c in range(N_CARDS):
+            if r[o_ret + c]:
+                out[(c % N_RANKS if fold else c) * W + nH + C_RETURNED] += 1.0
+    ph = phase
+    if ph == P_SPLIT and o != seat:
+        ph = P_DRAW  # only the deciding punter knows it may split
+    out[G + F_PHASE + ph] = 1.0
+    out[G + F_HANDS_DONE] = r[HANDNO]
+    out[G + F_CARDS_LEFT] = r[DLEN] - r[POS]
+
+
+@njit(cache=True)
+def write_mask(m, out):
+    for a in range(out.shape[0]):
+        out[a] = (m >> a) & 1
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def start_batch(state, cfg, games, bankers, decks, deck_len):
+    """Start tables ``games`` with ``bankers`` and the given decks (rows of ``decks``)."""
+    d = cfg[O_DECK]
+    for i in range(games.shape[0]):
+        r = state[games[i]]
+        for j in range(deck_len):
+            r[d + j] = decks[i, j]
+        r[DLEN] = deck_len
+        start(r, cfg, bankers[i])
+
+
+@njit(cache=True)
+def hand_decks(seed, first, count, cards, out):
+    """The decks of hands ``first .. first+count-1`` of a match seeded ``seed``: hand ``i``'s
+    deck is a function of ``(seed, i)`` only (common decks whatever the agents do)."""
+    m = cards.shape[0]
+    st = np.zeros(1, np.uint64)
+    for i in range(count):
+        st[0] = mix64(np.uint64(seed) * _GOLDEN + np.uint64(first + i) + np.uint64(1))
+        for j in range(m):
+            out[i, j] = cards[j]
+        for j in range(m - 1, 0, -1):
+            t = randint(st, 0, j + 1)
+            x = out[i, j]
+            out[i, j] = out[i, t]
+            out[i, t] = x
+
+
+@njit(cache=True)
+def observe_batch(state, cfg, games, seats, fold, obs, masks):
+    """Observations (and masks: the seat's legal actions if it is to act) of ``seats[i]``
+    at table ``games[i]`` into row ``i`` of ``obs`` / ``masks``."""
+    for i in range(games.shape[0]):
+        r = state[games[i]]
+        observe(r, cfg, seats[i], fold, obs[i])
+        if r[PHASE] != P_OVER and r[SEAT] == seats[i]:
+            write_mask(legal(r, cfg), masks[i])
+        else:
+            masks[i, :] = 0
+
+
+@njit(cache=True)
+def legal_batch(state, cfg, games, out):
+    for i in range(games.shape[0]):
+        out[i] = legal(state[games[i]], cfg)
+
+
+@njit(cache=True)
+def apply_batch(state, cfg, games, actions):
+    """Apply ``actions[i]`` at table ``games[i]``; returns the index of the first illegal
+    action (nothing applied from it on), or -1."""
+    one = np.int64(1)
+    for i in range(games.shape[0]):
+        r = state[games[i]]
+        a = actions[i]
+        if a < 0 or a >= MAX_ACTIONS or (legal(r, cfg) >> a) & one == 0:
+            return i
+        apply(r, cfg, a)
+    return -1
+
+
+@njit(cache=True)
+def play_native(state, cfg, games, seat_native, params, rng):
+    """Tables ``games`` play on while the acting seat is native (``seat_native[g, s]``: a
+    row of ``params``, -1: decided outside). Returns per table the acting seat that needs a
+    decision from outside, or -1 when the episode is over."""
+    out = np.empty(games.shape[0], np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        r = state[g]
+        while True:
+            if r[PHASE] == P_OVER:
+                out[i] = -1
+                break
+            s = r[SEAT]
+            a = seat_native[g, s]
+            if a < 0:
+                out[i] = s
+                break
+            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
+    return out
+
+
+@njit(cache=True)
+def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native):
+    """Table ``g``'s next episode: a shuffled deck, ``banker``, and the opponents drawn per
+    seat (``seat_pool[s]``: which pool seat ``s`` draws from, -1: the learner)."""
+    r = state[g]
+    shuffle_deck(r, cfg, cards, rng, g)
+    n = cfg[K_N]
+    for s in range(n):
+        p = seat_pool[s]
+        if p < 0:
+            agent_of[g, s] = -1
+            seat_native[g, s] = -1
+            continue
+        u = uniform(rng, g)
+        j = 0
+        while pool_cum[p, j] <= u:  # the pool's last entry is 1.0 (padding beyond: 2.0)
+            j += 1
+        a = p * pool_cum.shape[1] + j
+        agent_of[g, s] = a
+        seat_native[g, s] = a if params[a, 0] != N_EXTERNAL else -1
+    start(r, cfg, banker)
+
+
+@njit(cache=True)
+def advance(
+    state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
+    stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip,
+):  # fmt: skip
+    """The single-seat view (seat 0 learns): tables ``games`` play on until the learner must
+    decide or an opponent that is not native must act. An episode that ends after a learner
+    decision (``stage`` 1) records its reward, final observation and chips and starts the
+    next one (``stage`` 2: until the learner's first decision; an episode over before it is
+    skipped). Returns per table ``LEARNER`` or ``PENDING``; -2 when a table skipped
+    ``max_skip`` episodes in a row."""
+    out = np.empty(games.shape[0], np.int64)
+    c0 = cfg[O_CHIPS]
+    for i in range(games.shape[0]):
+        g = games[i]
+        r = state[g]
+        while True:
+            if r[PHASE] == P_OVER:
+                if stage[g] == 1:
+                    rewards[g] += r[c0] - before[g]
+                    terminated[g] = True
+                    observe(r, cfg, 0, fold, final_obs[g])
+                    final_chips[g] = r[c0]
+                    stage[g] = 2
+                    skipped[g] = 0
+                else:
+                    skipped[g] += 1
+                    if skipped[g] >= max_skip:
+                        out[i] = -2
+                        break
+                new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native)
+                continue
+            s = r[SEAT]
+            if s == 0:
+                if stage[g] == 1:
+                    rewards[g] += r[c0] - before[g]
+                else:
+                    before_first[g] = r[c0]
+                stage[g] = 0
+                out[i] = LEARNER
+                break
+            a = seat_native[g, s]
+            if a < 0:
+                out[i] = PENDING
+                break
+            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
+    return out
+
+
+@njit(cache=True)
+def learner_apply(state, cfg, actions, stage, before, rewards, terminated, ok):
+    """Apply the learner's action at every table where ``ok`` (legal: the caller checked)."""
+    c0 = cfg[O_CHIPS]
+    for g in range(state.shape[0]):
+        r = state[g]
+        rewards[g] = 0.0
+        terminated[g] = False
+        before[g] = r[c0]
+        if ok[g]:
+            apply(r, cfg, actions[g])
+            stage[g] = 1
+
+
+@njit(cache=True)
+def learner_views(state, cfg, fold, obs, masks):
+    """Seat 0's observation and mask at every table."""
+    for g in range(state.shape[0]):
+        r = state[g]
+        observe(r, cfg, 0, fold, obs[g])
+        if r[PHASE] != P_OVER and r[SEAT] == 0:
+            write_mask(legal(r, cfg), masks[g])
+        else:
+            masks[g, :] = 0
+
+
+@njit(cache=True)
+def check_actions(masks, actions, ok):
+    """``ok[g]``: ``actions[g]`` is set in ``masks[g]``; returns the number of illegal ones."""
+    bad = 0
+    A = masks.shape[1]
+    for g in range(masks.shape[0]):
+        a = actions[g]
+        ok[g] = 0 <= a < A and masks[g, a] != 0
+        if not ok[g]:
+            bad += 1
+    return bad
+
+
+@njit(cache=True)
+def random_actions(masks, rng, out):
+    """A uniformly random legal action per row of ``masks`` (rows with none: -1), from the
+    splitmix64 stream ``rng[0]``."""
+    A = masks.shape[1]
+    for g in range(masks.shape[0]):
+        cnt = 0
+        for a in range(A):
+            cnt += masks[g, a] != 0
+        if cnt == 0:
+            out[g] = -1
+            continue
+        j = randint(rng, 0, cnt)
+        for a in range(A):
+            if masks[g, a] != 0:
+                if j == 0:
+                    out[g] = a
+                    break
+                j -= 1
