@@ -200,7 +200,7 @@ class Config:
         key = obs.tobytes()
         s = self._texts.get(key)
         if s is None:
-            if len(self._texts) > 200_000:
+            if len(self._texts) > 1_000_000:
                 self._texts.clear()
             s = self._texts[key] = describe(obs, self.layout, self.fold, self.rules.deck)
         return s

@@ -26,6 +26,10 @@ game, reading at each state the acting seat's environment observation and mask.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -152,6 +156,21 @@ class _Lookup:
         return int(np.argmax(p))
 
 
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null for a moment (C++ writes there directly)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 def _probs_vector(pairs: Any, A: int) -> np.ndarray:
     p = np.zeros(A, np.float64)
     items = pairs.items() if isinstance(pairs, dict) else pairs
@@ -192,7 +211,8 @@ def from_openspiel(policy: Any, game: SieteYMediaGame, player: int, mode: str = 
 
         def get_avg(key: str, legal: list[int]) -> np.ndarray | None:
             try:
-                pairs = policy.get_state_policy(key)
+                with _quiet_stderr():  # OpenSpiel prints every error it raises
+                    pairs = policy.get_state_policy(key)
             except pyspiel.SpielError:  # not in the table (its default policy has no strings)
                 return None
             return _probs_vector(pairs, A) if pairs else None
