@@ -52,6 +52,23 @@ def test_gymnasium_ids_after_import():
         assert frame.shape == frame_shape(3, e.unwrapped.table.game.hands_per_seat) and frame.dtype == np.uint8
 
 
+def test_gymnasium_frames_through_a_render_wrapper():
+    """What RecordVideo records: ``rgb_array`` frames of one shape over whole episodes."""
+    from gymnasium.wrappers import RenderCollection
+
+    e = RenderCollection(gymnasium.make("SieteYMedia-Punter-v0", opponents="banker:6", render_mode="rgb_array"))
+    rng = np.random.default_rng(0)
+    for episode in range(3):
+        e.reset(seed=episode)
+        done = False
+        while not done:
+            mask = e.unwrapped.action_masks()
+            _, _, term, trunc, _ = e.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+        frames = e.render()
+        assert len(frames) >= 2 and len({f.shape for f in frames}) == 1 and frames[0].dtype == np.uint8
+
+
 def _frame(deck, script, n=2, rules="spanish"):
     e = raw_env(num_players=n, rules=rules, render_mode="rgb_array")
     e.reset(seed=0, options={"deck": deck, "banker": 0})
