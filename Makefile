@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?=
 
-.PHONY: train test demo bench lint clean
+.PHONY: train test demo bench lint clean openspiel
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ train: $(VENV)/.installed  ## the main job: train both roles (configs/train/defa
 
 test: $(VENV)/.installed  ## the whole test suite
 	$(PY) -m pytest
+
+openspiel: $(VENV)/.installed  ## the optional OpenSpiel extra, its tests and a short run of its algorithms (docs/openspiel.md)
+	$(PY) -m pip install --quiet -e ".[openspiel]"
+	$(PY) -m pytest tests/test_openspiel.py
+	$(PY) benchmarks/openspiel_algorithms.py --budget 30 --checkpoints 30 --episodes 2000
 
 demo: $(VENV)/.installed  ## play and print a few hands between simple table players
 	$(PY) demo.py
