@@ -154,22 +154,6 @@ def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
     return t
 
 
-def rules_spec(rules: str, options: list[str]) -> str | dict[str, Any]:
-    """``--rules`` plus ``--rule option=value`` overrides (values read as ``evaluate.py``
-    reads them: ``siete_env.rules.parse_rule_value``)."""
-    if not options:
-        return rules
-    from siete_env.rules import is_rules_file, load_rules_file, parse_rule_value
-
-    spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
-    for item in options:
-        key, eq, raw = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
-        spec[key.strip()] = parse_rule_value(key.strip(), raw)
-    return spec
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="siete-play",
@@ -199,6 +183,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
         print("play needs rich: pip install rich (or pip install -e '.[play]')", file=sys.stderr)
         return 2
     from siete_env import raw_env
+    from siete_env.rules import rules_with_options
 
     console = console or Console(highlight=False)
     if not 2 <= args.players <= 12 or not 0 <= args.seat < args.players:
@@ -207,7 +192,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
     try:
         for spec in args.opponents:
             check_spec(spec)
-        e = raw_env(num_players=args.players, rules=rules_spec(args.rules, args.rule))
+        e = raw_env(num_players=args.players, rules=rules_with_options(args.rules, args.rule))
     except ValueError as err:
         console.print(f"[red]{err}[/red]")
         return 2
