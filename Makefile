@@ -7,7 +7,7 @@ ARGS ?=
 
 VENV_RLLIB ?= .venv-rllib
 
-.PHONY: train test demo bench bench-batched rllib test-rllib lint clean
+.PHONY: train test demo bench bench-batched rllib test-rllib lint clean openspiel
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ train: $(VENV)/.installed  ## the main job: train both roles (configs/train/defa
 
 test: $(VENV)/.installed  ## the whole test suite
 	$(PY) -m pytest
+
+openspiel: $(VENV)/.installed  ## the optional OpenSpiel extra, its tests and a short run of its algorithms (docs/openspiel.md)
+	$(PY) -m pip install --quiet -e ".[openspiel]"
+	$(PY) -m pytest tests/test_openspiel.py
+	$(PY) benchmarks/openspiel_algorithms.py --budget 30 --checkpoints 30 --episodes 2000
 
 demo: $(VENV)/.installed  ## play and print a few hands between simple table players
 	$(PY) demo.py

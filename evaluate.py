@@ -192,20 +192,11 @@ def check_output_folder(path: Path | None, flag: str) -> None:
 
 
 def rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
-    """``--rules`` plus ``--rule option=value`` overrides (YAML values, read as the
-    option's type: ``siete_env.rules.parse_rule_value``) as a rules dict."""
-    if not options:
-        return rules
+    """``--rules`` plus ``--rule option=value`` overrides as a rules dict
+    (``siete_env.rules.rules_with_options``)."""
+    from siete_env.rules import rules_with_options
 
-    from siete_env.rules import is_rules_file, load_rules_file, parse_rule_value
-
-    spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
-    for item in options:
-        key, eq, raw = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
-        spec[key.strip()] = parse_rule_value(key.strip(), raw)
-    return spec
+    return rules_with_options(rules, options)
 
 
 def exact_rows(punters: list[str], bankers: list[str], rules: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:

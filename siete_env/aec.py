@@ -98,7 +98,12 @@ class raw_env(AECEnv):
     """Siete y Media, a banker against 1..11 punters. See the package README and
     ``siete_env.encoding`` for the observation layout, and ``action_names`` for actions."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "siete_y_media_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "siete_y_media_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
     def __init__(
         self,
@@ -110,8 +115,8 @@ class raw_env(AECEnv):
         n = _check_num_players(num_players)
         self.rules = resolve_rules(rules)
         check_table(self.rules, n)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
         self.num_players = n
         self._rng: np.random.Generator | None = None
@@ -428,11 +433,13 @@ class raw_env(AECEnv):
         return self.game.info(seat, legal)
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if not self._started:
             raise self._not_started("render()")
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.table_image()
         text = self.table_text()
         if self.render_mode == "human":
             print(text)
@@ -440,7 +447,15 @@ class raw_env(AECEnv):
         return text
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (text and numpy rendering only)."""
+
+    def table_image(self) -> np.ndarray:
+        """The table as an RGB frame (``siete_env.render``): face-down cards as backs."""
+        if not self._started:
+            raise self._not_started("table_image()")
+        from .render import table_image
+
+        return table_image(self.game, self.rules.deck, self.rules.hands_per_episode)
 
     def table_text(self) -> str:
         """The table as a player watching it sees it, plus the hidden cards in brackets."""

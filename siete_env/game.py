@@ -217,7 +217,7 @@ class Game:
         "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -227,6 +227,7 @@ class Game:
         self.H = self.hands_per_seat = 1 + self.max_splits
         self.actions = build_actions(rules, num_players)
         self.shuffle = shuffle
+        self.draw_hook: Callable[[Game], None] | None = None  # see _draw
         self._levels = rules.bet_levels
         self._top = rules.bet_levels[-1]
         names = [a.name for a in self.actions]
@@ -405,11 +406,22 @@ class Game:
     def can_draw(self) -> bool:
         return self.pos < len(self.deck) or (self._shoe and bool(self.discards))
 
-    def _give(self, s: int, h: int, face_up: bool) -> int:
+    def _draw(self) -> int:
+        """The next card: the top of the deck (a shoe first reshuffles its discards when it
+        runs out). ``draw_hook``, when set, is called just before the card is read; it may
+        write ``deck[pos]`` (a card still in the deck) or raise to stop the transition
+        (``siete_env.openspiel`` makes every card dealt a chance node this way)."""
         if self.pos >= len(self.deck):
             self._reshuffle()
+        hook = self.draw_hook
+        if hook is not None:
+            hook(self)
         c = self.deck[self.pos]
         self.pos += 1
+        return c
+
+    def _give(self, s: int, h: int, face_up: bool) -> int:
+        c = self._draw()
         k = s * self.H + h
         self.cards[k].append(c)
         if self.wild < 0:
@@ -774,10 +786,7 @@ class Game:
         """Fusilar: the 7 is shown, a card nobody sees goes under it, the turn ends."""
         k = s * self.H
         self._reveal(s, 0)
-        if self.pos >= len(self.deck):
-            self._reshuffle()
-        c = self.deck[self.pos]
-        self.pos += 1
+        c = self._draw()
         self.cards[k].append(c)  # not counted until it is shown at settlement
         self.blind[k] = c
         self.events.append((EV_DEAL, c, s, 0, False))

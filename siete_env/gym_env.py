@@ -93,10 +93,11 @@ class SeatEnv(gymnasium.Env):
             ``info["illegal_action"]`` saying what was legal) or ``"raise"`` (a ``ValueError``
             naming the action and the legal ones; nothing is applied).
         illegal_reward: the learner's reward for an illegal action with ``"terminate"``.
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``, ``"ansi"`` (the table as text) or ``"rgb_array"`` (as an image,
+            ``siete_env.render``; for Gymnasium's ``RecordVideo``).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -117,8 +118,8 @@ class SeatEnv(gymnasium.Env):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         self.table = raw_env(num_players=num_players, rules=rules)
         n = self.table.num_players
         if role == "punter" and not (isinstance(position, int) and 1 <= position <= n - 1):
@@ -283,9 +284,11 @@ class SeatEnv(gymnasium.Env):
         obs = self._observe()
         return obs, reward, False, False, self._info()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             return self.table.table_text()
+        if self.render_mode == "rgb_array":
+            return self.table.table_image()
         return None
 
 

@@ -9,8 +9,9 @@ half-applied: the input is validated whole before an environment uses it.
 Values are as strict as their types (pydantic's strict mode): ``max_splits: "2"`` or
 ``remove_sotas: "yes"`` are refused, not coerced; lists are welcome where a tuple is
 wanted (``bet_levels: [1, 2]``). YAML files are parsed to proper types before they get
-here, and command-line values go through ``parse_rule_value``. ``check_table`` refuses
-options that cannot apply at a table size (``side_bets`` heads-up).
+here, and command-line values go through ``parse_rule_value`` (``rules_with_options``:
+``--rules`` with ``--rule option=value`` overrides). ``check_table`` refuses options that
+cannot apply at a table size (``side_bets`` heads-up).
 """
 
 from __future__ import annotations
@@ -312,6 +313,21 @@ def load_rules_file(path: str | Path) -> dict[str, Any]:
 def is_rules_file(name: str) -> bool:
     """Whether a ``rules`` string names a YAML file (rather than a preset)."""
     return name.endswith((".yaml", ".yml")) or "/" in name or "\\" in name
+
+
+def rules_with_options(rules: str, options: list[str]) -> str | dict[str, Any]:
+    """A ``--rules`` value (a preset or a YAML file) with ``--rule option=value`` overrides
+    (each read as the option's type: ``parse_rule_value``) as a rules dict; ``rules`` itself
+    without overrides."""
+    if not options:
+        return rules
+    spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
+    for item in options:
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
+        spec[key.strip()] = parse_rule_value(key.strip(), raw)
+    return spec
 
 
 def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:

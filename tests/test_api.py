@@ -99,7 +99,7 @@ def test_illegal_action_through_wrappers_ends_the_game():
         ({"rules": {"bet_levels": []}}, "bet_levels"),
         ({"rules": {"hands_per_episode": 0}}, "hands_per_episode"),
         ({"rules": 5}, "rules must be a preset name"),
-        ({"render_mode": "rgb_array"}, "render_mode must be None, 'ansi' or 'human'"),
+        ({"render_mode": "svg"}, "render_mode must be None, 'ansi', 'human' or 'rgb_array'"),
     ],
 )
 def test_bad_construction_is_refused_clearly(kwargs, message):

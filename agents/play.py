@@ -1,0 +1,269 @@
+"""Play Siete y Media against the agents in the terminal (``python play.py``, ``siete-play``).
+
+    python play.py --seat 1 --rules spanish --players 2 --opponents smart:6
+    python play.py --seat 0 --banker 0 --players 4 --opponents threshold:5 bold:5.5 ppo:runs/default-s0/punter.zip
+    python play.py --seat 1 --opponents banker:6 --deck 5o 7c 1b --script moves.txt   # scripted, reproducible
+
+You take seat ``--seat`` (``player_<seat>``) at a table of ``--players`` under any preset or
+rules file (``--rules``, ``--rule option=value``); every other seat is played by an agent spec
+(``--opponents``, given in seat order and repeated as needed; see ``agents.specs``). Each
+decision shows the table as your seat sees it (rich): your cards with your face-down card
+marked, the other seats' face-up cards (their face-down cards as ``▒▒``), stakes, totals,
+chips and whose turn it is, then your legal actions by name. Answer with the action's
+number or name (``hit_up``, ``2``; a unique prefix is enough), ``?`` for help or ``q`` to
+stop. After every episode: the table as it ended, every seat's chips and your running
+score. Moves are read from the terminal, or from ``--script FILE`` (one per line; ``-``:
+standard input), which is how the tests play a hand to its payout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from agents.specs import SPEC_HELP, check_spec, make_agent
+
+ACTION_HELP = {
+    "STAND": "stop drawing",
+    "HIT_UP": "a new card, face-up",
+    "HIT_DOWN": "a new card face-down (your face-down card is turned up)",
+    "SWAP_FOUR": "give back your initial 4 for the top card",
+    "SPLIT": "the figure just drawn starts a new hand",
+    "KEEP": "keep the figure in this hand",
+    "FUSILAR": "shoot with your 7: a card nobody sees goes under it",
+    "BURN": "burn your initial 3 or 4 for the top card",
+    "ACE_HALF": "your ace counts ½; later cards come face-down",
+    "NO_SIDE_BET": "no side bet",
+    "NO_BID": "do not bid for the bank",
+    "SELL_BANK": "sell the bank to the best bid",
+    "KEEP_BANK": "keep the bank",
+}
+
+
+def _describe_action(name: str) -> str:
+    if name in ACTION_HELP:
+        return ACTION_HELP[name]
+    kind, _, k = name.rpartition("_")
+    return {
+        "BET": f"stake {k}",
+        "RAISE": f"raise the stake to {k}",
+        "BID": f"offer {k} for the bank",
+        "SIDE_BET": f"back the hand {k} seat(s) after you",
+    }.get(kind, "")
+
+
+class Moves:
+    """The human's moves: lines of a script, or prompts on the terminal."""
+
+    def __init__(self, source: TextIO | None, console: Any):
+        self.console = console
+        self.lines: Iterator[str] | None = iter(source) if source is not None else None
+
+    def next(self, prompt: str) -> str | None:
+        if self.lines is None:
+            try:
+                return self.console.input(prompt)
+            except EOFError:
+                return None
+        for line in self.lines:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                self.console.print(f"{prompt}{line}")
+                return line
+        return None
+
+
+def parse_move(text: str, legal: list[str]) -> str | None:
+    """The legal action a reply names: its number in the list, its name, or a unique prefix."""
+    t = text.strip().upper().replace(" ", "_").replace("-", "_")
+    if t.isdigit() and 1 <= int(t) <= len(legal):
+        return legal[int(t) - 1]
+    if t in legal:
+        return t
+    hits = [a for a in legal if a.startswith(t)] if t else []
+    return hits[0] if len(hits) == 1 else None
+
+
+def _cards(g: Any, seat: int, k: int, me: int, deck: str, reveal: bool) -> tuple[str, int, bool]:
+    """A hand as ``seat`` ``me`` sees it: (markup, how many cards are hidden from me, whether
+    the hand holds my own face-down card)."""
+    from siete_env.cards import card_label
+    from siete_env.render import face_down_cards
+
+    down = face_down_cards(g, k)
+    blind = g.blind[k] if g.blind else -1
+    parts, unseen, mine = [], 0, False
+    for c in g.cards[k]:
+        label = card_label(c, deck)
+        if c == blind:
+            parts.append("[dim]??[/dim]")
+            unseen += 1
+        elif c in down and seat == me:
+            parts.append(f"[reverse]{label}[/reverse]*")
+            mine = True
+        elif c in down and not reveal:
+            parts.append("[dim]▒▒[/dim]")
+            unseen += 1
+        else:
+            parts.append(f"[bold]{label}[/bold]")
+    return " ".join(parts), unseen, mine
+
+
+def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
+    """The table as seat ``me`` sees it, as a rich Table."""
+    from rich.table import Table
+
+    from siete_env.cards import format_total
+    from siete_env.game import Phase, Status
+    from siete_env.render import face_down_cards
+
+    g = raw.game
+    deck = raw.rules.deck
+    t = Table(title=title, title_justify="left", show_lines=False, expand=False)
+    for col in ("", "seat", "role", "cards", "total", "stake", "status", "chips"):
+        t.add_column(col)
+    order = [*g.order, g.banker]
+    for s in sorted(range(g.n), key=lambda s: order.index(s) if s in order else g.n + s):
+        role = "banker" if s == g.banker else "punter"
+        who = f"player_{s}" + (" (you)" if s == me else f" {names.get(s, '')}")
+        for h in range(max(1, g.nhands[s])):
+            k = g.slot(s, h)
+            if not g.cards[k] and g.status[k] == Status.EMPTY and h > 0:
+                continue
+            cards, unseen, _ = _cards(g, s, k, me, deck, reveal=False)
+            if s == me:
+                total = format_total(g.total[k])
+            else:
+                visible = [c for c in g.cards[k] if c not in face_down_cards(g, k)]
+                adj = -1 if (g.ace_half and g.ace_half[k]) else 0
+                total = format_total(g.hand_total(visible, adj)) + ("+?" if unseen else "")
+            mark = "▶" if (s == g.acting_seat and h == g.hand and g.phase != Phase.OVER) else ""
+            stake = str(g.stake[k]) if role == "punter" and g.stake[k] else ""
+            t.add_row(
+                mark,
+                who if h == 0 else f"  hand {h}",
+                role if h == 0 else "",
+                cards,
+                total,
+                stake,
+                Status(g.status[k]).name.lower(),
+                f"{g.chips[s]:+d}" if h == 0 else "",
+            )
+    return t
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="siete-play",
+        description="Play Siete y Media against the agents in the terminal.",
+        epilog=SPEC_HELP,
+    )
+    ap.add_argument("--seat", type=int, default=1, help="your seat, 0..players-1 (default 1)")
+    ap.add_argument("--players", type=int, default=2, help="table size, 2..12 (default 2)")
+    ap.add_argument("--rules", default="spanish", help="a preset name or a rules YAML file (default spanish)")
+    ap.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE", help="a rule option (repeatable)")
+    ap.add_argument(
+        "--opponents", nargs="+", default=["smart:6"], help="agent specs for the other seats, in seat order"
+    )
+    ap.add_argument("--banker", type=int, default=None, help="the first banker's seat (default: drawn)")
+    ap.add_argument("--episodes", type=int, default=3, help="episodes to play (default 3; q stops earlier)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--deck", nargs="+", default=None, help="stack the first episode's deck: card ids in dealing order")
+    ap.add_argument("--script", default=None, help="read your moves from this file ('-': standard input)")
+    return ap
+
+
+def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: Any = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        from rich.console import Console
+    except ImportError:  # pragma: no cover - depends on the install
+        print("play needs rich: pip install rich (or pip install -e '.[play]')", file=sys.stderr)
+        return 2
+    from siete_env import raw_env
+    from siete_env.rules import rules_with_options
+
+    console = console or Console(highlight=False)
+    if not 2 <= args.players <= 12 or not 0 <= args.seat < args.players:
+        console.print(f"[red]--seat must be 0..{args.players - 1} and --players 2..12[/red]")
+        return 2
+    try:
+        for spec in args.opponents:
+            check_spec(spec)
+        e = raw_env(num_players=args.players, rules=rules_with_options(args.rules, args.rule))
+    except ValueError as err:
+        console.print(f"[red]{err}[/red]")
+        return 2
+    others = [s for s in range(args.players) if s != args.seat]
+    specs = {s: args.opponents[i % len(args.opponents)] for i, s in enumerate(others)}
+    agents = {s: make_agent(spec, e, seed=args.seed + s) for s, spec in specs.items()}
+    names = {s: f"[cyan]{spec}[/cyan]" for s, spec in specs.items()}
+    me = args.seat
+    if args.script == "-":
+        source: TextIO | None = stdin or sys.stdin
+    elif args.script:
+        source = open(args.script)  # noqa: SIM115 (closed below)
+    else:
+        source = stdin
+    moves = Moves(source, console)
+    score = 0
+    console.print(
+        f"[bold]Siete y Media[/bold] — {e.rules.preset} rules, {args.players} players; you are "
+        f"[bold]player_{me}[/bold]. Opponents: " + ", ".join(f"player_{s} {specs[s]}" for s in others)
+    )
+    try:
+        for episode in range(1, args.episodes + 1):
+            options: dict[str, Any] = {}
+            if args.banker is not None:
+                options["banker"] = args.banker
+            if args.deck and episode == 1:
+                options["deck"] = args.deck
+            e.reset(seed=args.seed if episode == 1 else None, options=options or None)
+            console.rule(f"episode {episode}")
+            start_chips = list(e.game.chips)
+            for agent in e.agent_iter():
+                _, _, term, trunc, info = e.last()
+                if term or trunc:
+                    e.step(None)
+                    continue
+                seat = e.seat_of(agent)
+                if seat != me:
+                    action = agents[seat](e.observe(agent))
+                    console.print(f"  player_{seat} {specs[seat]}: [yellow]{e.action_names[action]}[/yellow]")
+                    e.step(action)
+                    continue
+                legal = list(info["legal_actions"])
+                console.print(table_view(e, me, names, f"your turn ({info['role']})"))
+                for i, name in enumerate(legal, 1):
+                    console.print(f"  [bold]{i}[/bold]) {name:<12} [dim]{_describe_action(name)}[/dim]")
+                while True:
+                    reply = moves.next("your move: ")
+                    if reply is None or reply.strip().lower() in ("q", "quit", "exit"):
+                        console.print(f"stopped. Your score: [bold]{score:+d}[/bold] chips")
+                        return 0
+                    if reply.strip() == "?":
+                        console.print(__doc__.split("\n\n")[2])
+                        continue
+                    name = parse_move(reply, legal)
+                    if name is not None:
+                        break
+                    console.print(f"[red]{reply!r} is not one of your legal actions[/red]: {', '.join(legal)}")
+                e.step(e.action_id(name))
+            g = e.game
+            console.print(table_view(e, me, names, "the table at the end of the episode"))
+            won = g.chips[me] - start_chips[me]
+            score += won
+            results = ", ".join(f"player_{s} {g.chips[s]:+d}" for s in range(args.players))
+            verdict = "you win" if won > 0 else ("you lose" if won < 0 else "you break even")
+            console.print(f"result: {results} — [bold]{verdict} {won:+d}[/bold]; running score [bold]{score:+d}[/bold]")
+    finally:
+        if args.script and args.script != "-" and source is not None:
+            source.close()
+    console.print(f"final score after {args.episodes} episode(s): [bold]{score:+d}[/bold] chips")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
