@@ -6,12 +6,17 @@ baseline (the punter's against ``banker:6`` and ``smart:6``, the banker's agains
 networks are played exactly as trained ones are (``agents.learned.PPOAgent`` over an
 ``MLPPolicy``, sampling): the shape ``train.py`` trains (suit-folded observation -> 128 ->
 128 -> actions, tanh), with random weights (seeded), so no training run is needed.
-Usage: ``python benchmarks/exact_speed.py [--quick]`` (``--quick``: single stake only).
+Each is timed with the compiled banker passes (numba, the default) and with the numpy
+passes, in the same run (``--backend`` to time one); the kernels are compiled (or loaded
+from numba's cache) before the clock starts.
+Usage: ``python benchmarks/exact_speed.py [--quick] [--backend numba|numpy|both]``
+(``--quick``: single stake only).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -20,7 +25,7 @@ from agents.learned import MLPPolicy, PPOAgent
 from agents.specs import make_agent
 from siete_env import raw_env
 from siete_env.features import folded_size
-from siete_env.solve import ExactEvaluator, best_response, nash_conv
+from siete_env.solve import ExactEvaluator, banker, best_response, nash_conv
 from siete_env.solve.cfr import CFRPlus
 
 CONFIGS = {
@@ -39,16 +44,28 @@ def network(env, seed: int, hidden: int = 128) -> PPOAgent:
     return PPOAgent(env, MLPPolicy(layers, "Tanh"), greedy=False, seed=seed)
 
 
-def timed(fn, *args):
+def timed(fn, *args, **kwargs):
     t = time.perf_counter()
-    out = fn(*args)
+    out = fn(*args, **kwargs)
     return out, time.perf_counter() - t
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="single-stake configuration only")
+    ap.add_argument("--backend", choices=("numba", "numpy", "both"), default="both")
     args = ap.parse_args()
+    backends = banker.BACKENDS if args.backend == "both" else (args.backend,)
+    warm = ExactEvaluator(CONFIGS["single stake"])
+    _, t = timed(banker.policy_values, warm, np.full((warm.n_vu * warm.L, warm.n_M), 0.5))
+    print(f"kernels compiled or loaded from the cache: {t:.1f} s")
+    for backend in backends:
+        os.environ["SIETE_SOLVE_BACKEND"] = backend
+        print(f"\n##### banker passes: {backend}")
+        run(args)
+
+
+def run(args) -> None:
     for name, rules in CONFIGS.items():
         if args.quick and name != "single stake":
             continue
@@ -65,9 +82,10 @@ def main() -> None:
         print(f"   banker best response to threshold:5.5 {t:7.2f} s   value {br.value:+.6f}")
         nc, t = timed(nash_conv, network(env, 1), network(env, 2), ev)
         print(f"   NashConv of two 128x128 networks      {t:7.2f} s   {nc.nash_conv:.6f} (EV {nc.ev:+.6f})")
-        cfr, t_init = timed(CFRPlus, ev)
-        _, t = timed(cfr.iterate)
-        print(f"   one CFR+ iteration                    {t:7.2f} s")
+        for method in ("cfr+", "dcfr"):
+            cfr, t_init = timed(CFRPlus, ev, method=method)
+            _, t = timed(cfr.iterate)
+            print(f"   one {method.upper():<5} iteration                   {t:7.2f} s")
 
 
 if __name__ == "__main__":

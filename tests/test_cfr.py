@@ -224,4 +224,5 @@ def test_solve_cli_and_the_cfr_agent_spec(tmp_path, capsys):
     with pytest.raises(ValueError, match="solved for heads-up"):
         agent(spec, LEVELS)
     assert evaluate.main(["--solve", str(out), "--rules", "spanish"]) == 2  # splits: not covered
-    assert "not covered" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not covered" in err and "docs/exact.md#splits" in err

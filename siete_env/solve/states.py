@@ -66,6 +66,12 @@ def check_rules(rules: str | dict[str, Any] | Rules | None) -> Rules:
             "raises and four-swap included); not covered: "
             + ", ".join(bad)
             + ". Use e.g. rules={'preset': 'spanish', 'max_splits': 0}."
+            + (
+                " Splits are out of reach of an exact evaluation (the banker's joint observations of "
+                "2-4 split hands number 10^9-10^19): docs/exact.md#splits-why-the-full-game-has-no-exact-nashconv"
+                if r.splits_for(2) != 0
+                else ""
+            )
         )
     return r
 
