@@ -18,8 +18,8 @@ $(VENV)/.installed: pyproject.toml setup.py
 train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report
 	$(PY) train.py $(ARGS)
 
-test: $(VENV)/.installed  ## the whole test suite
-	$(PY) -m pytest
+test: $(VENV)/.installed  ## the whole test suite (one worker per core: pytest-xdist, a test file per worker)
+	$(PY) -m pytest -n auto --dist loadfile
 
 openspiel: $(VENV)/.installed  ## the optional OpenSpiel extra, its tests and a short run of its algorithms (docs/openspiel.md)
 	$(PY) -m pip install --quiet -e ".[openspiel]"
