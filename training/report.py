@@ -360,7 +360,7 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
                   "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
-                  "swaps); see the README, 'How far training is from equilibrium'.", ""]  # fmt: skip
+                  "swaps); see docs/results.md, 'How far training is from equilibrium'.", ""]  # fmt: skip
     fnc = report.get("final_nash_conv")
     if fnc:
         lines += [
