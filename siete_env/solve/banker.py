@@ -236,16 +236,16 @@ def policy_values(st: HeadsUpStates, hit: np.ndarray, chunk: int = CHUNK, scale_
         rows = np.flatnonzero(~np.repeat(scaled, st.L) | (np.arange(nV) % st.L == 0))
     if _backend(backend) == "numba":
         G[rows] = _run(st, rows, kernels.POLICY, hit=hit[rows])
-        rows = rows[:0]
-    for sl in _chunks(rows, chunk):
-        ctx = chunk_context(st, sl)
-        vals: dict[int, np.ndarray] = {}
-        for m_i in range(st.n_M):
-            stand = stand_values(st, ctx, m_i)
-            cp = continuation(st, ctx, vals, m_i)
-            s = hit[sl, m_i][:, None]
-            vals[m_i] = s * cp + (1 - s) * stand
-        G[sl] = continuation(st, ctx, vals, None)
+    else:
+        for sl in _chunks(rows, chunk):
+            ctx = chunk_context(st, sl)
+            vals: dict[int, np.ndarray] = {}
+            for m_i in range(st.n_M):
+                stand = stand_values(st, ctx, m_i)
+                cp = continuation(st, ctx, vals, m_i)
+                s = hit[sl, m_i][:, None]
+                vals[m_i] = s * cp + (1 - s) * stand
+            G[sl] = continuation(st, ctx, vals, None)
     if scaled.any():
         G3 = G.reshape(st.n_vu, st.L, N_RANKS)
         stakes = st.stake_vec()
@@ -270,7 +270,7 @@ def best_response_values(st: HeadsUpStates, W: np.ndarray, rows: np.ndarray | No
         mode = kernels.FORCED if st.forced else kernels.BEST_RESPONSE
         G[rows] = _run(st, rows, mode, W=Wf[rows], R_hit=decided)
         br_hit[rows] = decided > 0.5
-        rows = rows[:0]
+        return G.reshape(st.n_vu, st.L, N_RANKS), br_hit
     for sl in _chunks(rows, chunk):
         ctx = chunk_context(st, sl)
         vals: dict[int, np.ndarray] = {}
@@ -338,7 +338,7 @@ def reach(st: HeadsUpStates, hit: np.ndarray, backend: Backend | None = None) ->
     if _backend(backend) == "numba":
         a = kernel_args(st)
         out = np.zeros(hit.shape, np.float64)
-        M, M_tot, M_n, M_child, single, fixed_at, _, _ = a.tree
+        _, _, M_n, M_child, single, fixed_at, _, _ = a.tree
         kernels.banker_reach(a.vk, a.vn, np.ascontiguousarray(hit, np.float64), M_n, M_child, single, fixed_at, out)
         return out
     x = np.zeros_like(hit, dtype=np.float64)
