@@ -112,7 +112,14 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
 
     p = role_cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    return MaskablePPO(
+    extra: dict[str, Any] = {}
+    cls = MaskablePPO
+    if p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
+        from training.ppo import SelfPlayPPO
+
+        n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
+        cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
+    return cls(
         "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
@@ -130,6 +137,7 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
         seed=seed,
         device="cpu",
         verbose=0,
+        **extra,
     )
 
 
@@ -184,7 +192,11 @@ def _learner(
         i = ROLES.index(role)
         venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
         if snapshot:
-            model = MaskablePPO.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
+            ppo = getattr(cfg, role).ppo
+            cls = MaskablePPO
+            if ppo.kl_coef > 0 or ppo.group_advantages:
+                from training.ppo import SelfPlayPPO as cls
+            model = cls.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
         else:
             model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
     except Exception as e:  # noqa: BLE001  (reported to the main process)

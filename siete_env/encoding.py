@@ -197,6 +197,35 @@ class Layout:
         """The entry of ``phase`` in the phase one-hot."""
         return self.GLOBAL + int(GlobalFeature.PHASE) + int(phase)
 
+    def narrowed(self, hands_per_seat: int) -> Layout:
+        """The layout of the same table with ``hands_per_seat`` hand slots per seat (fewer
+        splits): what a policy trained under such rules observes."""
+        if not 1 <= hands_per_seat <= self.H:
+            raise ValueError(f"hands_per_seat must be 1..{self.H}, got {hands_per_seat}")
+        narrow = Layout(self.n, hands_per_seat, 1, 1, self.shoe)
+        narrow.low, narrow.high = self.low[self.gather_index(narrow)], self.high[self.gather_index(narrow)]
+        return narrow
+
+    def gather_index(self, target: Layout) -> np.ndarray:
+        """``(target.size,)``: where each entry of ``target`` (the layout of the same seats
+        with fewer hand slots, ``narrowed``) is in this layout: ``obs[..., index]`` is the
+        observation as ``target`` lays it out, each seat's first hand slots kept, the
+        others (hands made by splits) left out."""
+        if target.n != self.n or target.H > self.H or target.shoe != self.shoe:
+            raise ValueError("the target layout must have the same seats and shoe and at most as many hand slots")
+        idx = np.empty(target.size, np.int64)
+        slots = [(r, h) for r in range(self.n) for h in range(target.H)]
+        extra = range(self.n * self.H, self.W)  # the card columns after the hand slots (CardColumn)
+        for c in range(N_CARDS):
+            for r, h in slots:
+                idx[target.card(c, r, h)] = self.card(c, r, h)
+            for j, col in enumerate(extra):
+                idx[target.card_entry(c, target.n * target.H + j)] = self.card_entry(c, col)
+        for r, h in slots:
+            idx[target.hand(r, h) : target.hand(r, h) + HAND_FEATURES] = np.arange(self.hand(r, h), self.hand(r, h) + HAND_FEATURES)
+        idx[target.SEATS :] = np.arange(self.SEATS, self.size)
+        return idx
+
     # -- readers of observations ``(D,)`` or batches ``(N, D)``
     def phases(self, obs: np.ndarray) -> Any:
         """The phase (an int, or ``(N,)`` ints) each observation shows."""

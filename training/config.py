@@ -48,6 +48,17 @@ class PPOConfig(_Strict):
         description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
     )
     vf_coef: float = Field(0.5, ge=0)
+    kl_coef: float = Field(
+        0.0,
+        ge=0,
+        description="magnetic mirror descent: weight of KL(new policy || rollout policy) in the loss "
+        "(training.ppo.SelfPlayPPO; 0: MaskablePPO's loss)",
+    )
+    group_advantages: bool = Field(
+        False,
+        description="normalise the advantages of stake decisions and of the other decisions separately "
+        "(training.ppo.SelfPlayPPO)",
+    )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"

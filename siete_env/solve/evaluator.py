@@ -64,6 +64,10 @@ class ExactEvaluator(HeadsUpStates):
     def banker_rows(self, base: np.ndarray, vk: np.ndarray, vU: np.ndarray, m_i: int) -> tuple[np.ndarray, np.ndarray]:
         return observations.banker_rows(self, base, vk, vU, m_i)
 
+    def banker_node(self, vk: np.ndarray, vU: np.ndarray, m_i: int) -> observations.BankerNode:
+        """See ``siete_env.solve.observations.banker_node``."""
+        return observations.banker_node(self, vk, vU, m_i)
+
     # ------------------------------------------------------------------ policies
     def query(self, policy: Policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``policy.action_probs`` on a batch, checked (shape; suit invariance)."""

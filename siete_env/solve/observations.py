@@ -13,6 +13,8 @@ The other way round, ``punter_state_of`` and ``banker_state_of`` read the evalua
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..cards import CARD_IDS, N_CARDS, N_RANKS, N_SUITS, card_of, parse_card
@@ -177,34 +179,69 @@ def banker_base(st: HeadsUpStates) -> tuple[np.ndarray, np.ndarray]:
     return obs, banker_mask(st)
 
 
-def banker_rows(st: HeadsUpStates, base: np.ndarray, vk: np.ndarray, vU: np.ndarray,
-                m_i: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Banker observations for node ``m_i`` at the V rows given (``base`` their base
-    rows); returns the rows and which of them are possible (cards fit)."""
+class BankerNode(NamedTuple):
+    """What the banker's observation at node ``m_i`` adds to the base rows (``banker_base``)
+    of some V rows, by rank (``banker_rows`` chooses the suits)."""
+
+    ok: np.ndarray
+    """``(n,)`` bool: the V rows at which the node is possible (the cards fit)."""
+    cards: list[tuple[int, int, int | np.ndarray]]
+    """``(rank, column, count)``: ``count`` cards of ``rank`` in card column ``column``
+    (an int, or ``(n_ok,)`` per possible row): the banker's own cards, then the swapped 4s
+    shown going back into the deck. Each is 1.0 at one card entry of the observation
+    (which one: ``banker_rows``), where the base row holds 0."""
+    scalars: list[tuple[int, float | np.ndarray]]
+    """``(observation index, value)`` (a float, or ``(n_ok,)`` per possible row), where
+    the base row holds 0."""
+
+
+def banker_node(st: HeadsUpStates, vk: np.ndarray, vU: np.ndarray, m_i: int) -> BankerNode:
+    """What the banker's observation at node ``m_i`` adds to the V rows whose punters
+    swapped ``vk`` 4s and show ``vU`` (see ``BankerNode``)."""
     L = st.layout
     m = st.M[m_i]
+    m_n = int(st.M_n[m_i])
     vn = vU.sum(1)
-    fd = st.fixed_drawn(vk, vn, int(st.M_n[m_i]))
+    fd = st.fixed_drawn(vk, vn, m_n)
     ret = vk - fd
     cnt = vU + m[None, :]
     cnt[:, FOUR] += ret
     ok = (cnt <= N_SUITS).all(1) & (m[FOUR] >= fd)
-    rows = base[ok].copy()
-    vU, ret = vU[ok], ret[ok]
-    ar = np.arange(len(rows))
     own, returned = L.hand_column(ME, 0), L.column(CardColumn.RETURNED)
-    for r in np.flatnonzero(m):
-        for j in range(int(m[r])):
-            rows[ar, L.card_entry(card_of(r, vU[:, r] + j), own)] = 1.0
-    for j in range(st.kmax):
-        sel = j < ret
-        if not sel.any():
-            break
-        rows[ar[sel], L.card_entry(card_of(FOUR, vU[sel, FOUR] + m[FOUR] + j), returned)] = 1.0
-    rows[:, L.hand_feature(ME, 0, HandFeature.N_CARDS)] = st.M_n[m_i]
-    rows[:, L.hand_feature(ME, 0, HandFeature.VISIBLE_TOTAL)] = st.M_tot[m_i] * 0.5
-    rows[:, L.global_feature(GF.CARDS_LEFT)] = N_CARDS - 1 - vn[ok] - st.M_n[m_i]
-    return rows, ok
+    cards: list[tuple[int, int, int | np.ndarray]] = [(int(r), own, int(m[r])) for r in np.flatnonzero(m)]
+    if st.kmax:
+        cards.append((FOUR, returned, ret[ok]))
+    scalars: list[tuple[int, float | np.ndarray]] = [
+        (L.hand_feature(ME, 0, HandFeature.N_CARDS), float(m_n)),
+        (L.hand_feature(ME, 0, HandFeature.VISIBLE_TOTAL), float(st.M_tot[m_i]) * 0.5),
+        (L.global_feature(GF.CARDS_LEFT), N_CARDS - 1 - vn[ok] - m_n),
+    ]
+    return BankerNode(ok, cards, scalars)
+
+
+def banker_rows(st: HeadsUpStates, base: np.ndarray, vk: np.ndarray, vU: np.ndarray,
+                m_i: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Banker observations for node ``m_i`` at the V rows given (``base`` their base
+    rows); returns the rows and which of them are possible (cards fit). The cards of a
+    rank take its suits in order: the punter's face-up cards, then those of
+    ``banker_node`` in its order."""
+    L = st.layout
+    node = banker_node(st, vk, vU, m_i)
+    rows = base[node.ok].copy()
+    used = vU[node.ok].copy()  # cards of each rank placed so far (suits 0..used-1)
+    ar = np.arange(len(rows))
+    for r, column, count in node.cards:
+        if np.ndim(count) == 0:
+            for j in range(int(count)):
+                rows[ar, L.card_entry(card_of(r, used[:, r] + j), column)] = 1.0
+        else:
+            for j in range(int(count.max(initial=0))):
+                sel = j < count
+                rows[ar[sel], L.card_entry(card_of(r, used[sel, r] + j), column)] = 1.0
+        used[:, r] += count
+    for index, value in node.scalars:
+        rows[:, index] = value
+    return rows, node.ok
 
 
 # --------------------------------------------------------------------------- reading states back
@@ -295,8 +332,10 @@ def banker_summary(st: HeadsUpStates) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 __all__ = [
+    "BankerNode",
     "banker_base",
     "banker_mask",
+    "banker_node",
     "banker_rows",
     "banker_state_of",
     "banker_summary",

@@ -1,0 +1,124 @@
+"""``SelfPlayPPO``: sb3-contrib's ``MaskablePPO`` with the loss terms self-play toward an
+equilibrium wants (``configs/train/*.yaml``, ``<role>.ppo``).
+
+The loss of a minibatch is MaskablePPO's, plus:
+
+* **a mirror-descent step** (``kl_coef``, magnetic mirror descent; Sokota et al.,
+  arXiv 2206.05825, as the IIG-RL-Benchmark's deep MMD writes it):
+  ``kl_coef * mean(r log r - (r - 1))`` with ``r = pi_theta / pi_rollout``, an estimate of
+  ``KL(pi_theta || pi_rollout)`` that keeps each update close to the policy that played
+  the rollout. With the entropy bonus (a KL to the uniform magnet) it is MMD's update;
+* **advantages normalised per kind of decision** (``group_advantages``): the stake
+  decisions (a ``BET_*`` action is legal) and the rest (swap, hit or stand, raise, the
+  banker's draws) are each normalised over their own samples. A stake's advantage is the
+  value of a whole hand, several times a draw's: normalised together, the draws' signal
+  is drowned, or the stakes' dominates.
+
+Everything else (rollouts, masks, the value loss, the clipping, logging) is
+MaskablePPO's. A model saved by it loads with ``MaskablePPO.load`` too (the policy is
+the same ``MaskableActorCriticPolicy``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.utils import explained_variance
+from torch.nn import functional as F
+
+from siete_env.game import FIXED_ACTIONS
+
+__all__ = ["SelfPlayPPO"]
+
+_FIRST_BET = len(FIXED_ACTIONS)  # build_actions puts the BET_* actions right after the fixed ones
+
+
+class SelfPlayPPO(MaskablePPO):
+    """MaskablePPO with a mirror-descent KL term and per-decision-kind advantage
+    normalisation (see the module docstring). ``n_bets``: how many ``BET_*`` actions
+    the table has (0: no grouping)."""
+
+    def __init__(self, *args, kl_coef: float = 0.0, group_advantages: bool = False, n_bets: int = 0, **kwargs):
+        self.kl_coef = float(kl_coef)
+        self.group_advantages = bool(group_advantages)
+        self.n_bets = int(n_bets)
+        super().__init__(*args, **kwargs)
+
+    def _groups(self, masks: th.Tensor) -> list[th.Tensor]:
+        """Boolean rows of each kind of decision in a minibatch: stakes, the rest."""
+        if not (self.group_advantages and self.n_bets):
+            return []
+        stake = masks[:, _FIRST_BET : _FIRST_BET + self.n_bets].any(dim=1)
+        return [stake, ~stake]
+
+    def _normalise(self, advantages: th.Tensor, masks: th.Tensor | None) -> th.Tensor:
+        groups = self._groups(masks) if masks is not None else []
+        if not groups:
+            return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        out = th.zeros_like(advantages)
+        for g in groups:
+            n = int(g.sum())
+            if n == 0:
+                continue
+            a = advantages[g]
+            out[g] = (a - a.mean()) / (a.std() + 1e-8) if n > 1 else a - a.mean()
+        return out
+
+    def train(self) -> None:  # MaskablePPO.train with the two changes above
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        clip_range = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]
+        entropy_losses, pg_losses, value_losses, clip_fractions, kl_losses = [], [], [], [], []
+        approx_kl_divs: list[float] = []
+        loss = th.zeros(())
+        for _epoch in range(self.n_epochs):
+            approx_kl_divs = []
+            for rollout_data in self.rollout_buffer.get(self.batch_size):
+                actions = rollout_data.actions
+                if isinstance(self.action_space, spaces.Discrete):
+                    actions = rollout_data.actions.long().flatten()
+                values, log_prob, entropy = self.policy.evaluate_actions(
+                    rollout_data.observations, actions, action_masks=rollout_data.action_masks
+                )
+                values = values.flatten()
+                advantages = rollout_data.advantages
+                if self.normalize_advantage:
+                    masks = rollout_data.action_masks
+                    advantages = self._normalise(advantages, None if masks is None else masks > 0.5)
+                log_ratio = log_prob - rollout_data.old_log_prob
+                ratio = th.exp(log_ratio)
+                policy_loss = -th.min(
+                    advantages * ratio, advantages * th.clamp(ratio, 1 - clip_range, 1 + clip_range)
+                ).mean()
+                pg_losses.append(policy_loss.item())
+                clip_fractions.append(th.mean((th.abs(ratio - 1) > clip_range).float()).item())
+                value_loss = F.mse_loss(rollout_data.returns, values)
+                value_losses.append(value_loss.item())
+                entropy_loss = -th.mean(-log_prob) if entropy is None else -th.mean(entropy)
+                entropy_losses.append(entropy_loss.item())
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+                if self.kl_coef > 0:  # MMD: KL(pi_theta || pi_rollout), estimated on the rollout's actions
+                    kl = th.mean(ratio * log_ratio - (ratio - 1))
+                    kl_losses.append(kl.item())
+                    loss = loss + self.kl_coef * kl
+                with th.no_grad():
+                    approx_kl_divs.append(th.mean((th.exp(log_ratio) - 1) - log_ratio).item())
+                self.policy.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+            self._n_updates += 1
+        explained_var = explained_variance(self.rollout_buffer.values.flatten(), self.rollout_buffer.returns.flatten())
+        self.logger.record("train/entropy_loss", np.mean(entropy_losses))
+        self.logger.record("train/policy_gradient_loss", np.mean(pg_losses))
+        self.logger.record("train/value_loss", np.mean(value_losses))
+        self.logger.record("train/approx_kl", np.mean(approx_kl_divs))
+        if kl_losses:
+            self.logger.record("train/mmd_kl", np.mean(kl_losses))
+        self.logger.record("train/clip_fraction", np.mean(clip_fractions))
+        self.logger.record("train/loss", loss.item())
+        self.logger.record("train/explained_variance", explained_var)
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/clip_range", clip_range)
