@@ -253,6 +253,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
 
     run_dir.mkdir(parents=True, exist_ok=True)
     state = RunState.load(run_dir) if resume and (run_dir / "state.json").exists() else RunState()
+    started = time.perf_counter() - state.wall_seconds  # a resumed run goes on counting
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
@@ -295,7 +296,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                     # the punter just trained; in parallel, both meet the previous generation
                     other = "banker" if role == "punter" else "punter"
                     baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
-                    snaps = [str(AgentSpec.model(run_dir / s)) for s in state.snapshots(other)]
+                    snaps = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots(other)]
                     sw = None if meta is None else meta[0 if other == "punter" else 1]
                     exploiter = None
                     if o.exploiter_share > 0 and state.snapshots(role):
@@ -313,6 +314,9 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                 _wait(group, conns, counters, bar, state, procs)
                 state.learn_wall_seconds += time.perf_counter() - t0
             _generation_report(cfg, run_dir, state, gen, pop)
+            state.wall_seconds = time.perf_counter() - started
+            if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
+                state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
             state.generation = gen
             state.save(run_dir)
     finally:
@@ -329,6 +333,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     state.final = None
     if cfg.evaluation.select == "mixture":
         _final_mixture(cfg, run_dir, state, pop)
+        state.wall_seconds = time.perf_counter() - started
     for role in ROLES:
         g = select_generation(cfg, state, role)
         state.selected[role] = g
@@ -349,9 +354,12 @@ def _population(cfg: TrainConfig, run_dir: Path, state: RunState):
 
     pop = Population(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
+    sample = cfg.opponents.sample
     for p, b in zip(state.punter_snapshots, state.banker_snapshots, strict=True):
         pop.add_pair(
-            make_agent(AgentSpec.model(run_dir / p), table), make_agent(AgentSpec.model(run_dir / b), table), (p, b)
+            make_agent(AgentSpec.model(run_dir / p, sample), table),
+            make_agent(AgentSpec.model(run_dir / b, sample), table),
+            (p, b),
         )
     return pop
 
@@ -431,8 +439,8 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: in
     curves["generation"].append(gen)
     if e.exact:
         _exact_generation(cfg, run_dir, state, gen, pop)
-    punter = str(state.snapshot_spec(run_dir, "punter"))
-    banker = str(state.snapshot_spec(run_dir, "banker"))
+    punter = str(state.snapshot_spec(run_dir, "punter", sample=o.sample))
+    banker = str(state.snapshot_spec(run_dir, "banker", sample=o.sample))
     hands = e.generation_hands
     if not hands:
         return
@@ -476,7 +484,9 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
         return
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
-    punter, banker = state.snapshot_spec(run_dir, "punter"), state.snapshot_spec(run_dir, "banker")
+    sample = cfg.opponents.sample
+    punter = state.snapshot_spec(run_dir, "punter", sample=sample)
+    banker = state.snapshot_spec(run_dir, "banker", sample=sample)
     p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
     pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result

@@ -226,6 +226,35 @@ def plot_learning_curves(curves: dict, path: str, title: str = "") -> str:
     return path
 
 
+def plot_nash_conv_time(runs: dict[str, tuple[Any, Any]], path: str, reference: dict | None = None,
+                        reference_label: str = "reference DCFR", final: dict[str, tuple[float, float]] | None = None,
+                        title: str = "") -> str:  # fmt: skip
+    """NashConv (log scale) against wall-clock minutes: each run's ``(minutes, nash_conv)``
+    points (``runs``: label -> the two sequences), each run's final pair as a star
+    (``final``: label -> (minutes, nash_conv)), and the reference solver's history
+    (``reference``: ``{"seconds": [...], "nash_conv": [...]}``) on the same axes."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
+    for label, (minutes, nc) in runs.items():
+        line = ax.plot(_floats(minutes), _floats(nc), marker="o", markersize=3, label=f"{label}: each generation's pair")
+        if final and label in final:
+            m, v = final[label]
+            ax.plot([m], [v], marker="*", markersize=12, color=line[0].get_color(), linestyle="none",
+                    label=f"{label}: final pair {v:.4f}")  # fmt: skip
+    if reference:
+        ax.plot(_floats(reference["seconds"]) / 60, _floats(reference["nash_conv"]), color="black", linestyle="--",
+                marker=".", label=reference_label)  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_xlabel("wall-clock minutes")
+    ax.set_ylabel("NashConv (chips per hand)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    ax.set_title(title or "Exploitability against time")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _matrix(matrix: Any) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
     """(punters, bankers, mean, ci) from ``{"punters", "bankers", "mean", "ci"}`` (lists
     of rows, one per punter), ``Tournament.to_dict()`` or a ``Tournament``."""

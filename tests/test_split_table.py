@@ -58,7 +58,7 @@ def test_a_no_split_policy_keeps_the_figure_and_plays_the_preset():
     plain = raw_env(2, NO_SPLITS)
     pol = _network(plain.unwrapped.layout, len(e.action_names), 0)
     agent = PPOAgent(e, pol, greedy=False, seed=0)
-    assert agent.index is not None and agent.fold
+    assert agent.view is not None and agent.fold
     play(e, SCRIPT)
     o = e.observe("player_1")
     assert o["action_mask"][SPLIT] and o["action_mask"][KEEP]
@@ -68,7 +68,7 @@ def test_a_no_split_policy_keeps_the_figure_and_plays_the_preset():
     # elsewhere it acts on the narrowed observation, as the network does
     e2 = table(DECK, rules="spanish")
     o = e2.observe("player_1")
-    x = fold_suits(o["observation"][agent.index], agent.layout)
+    x = fold_suits(o["observation"][agent.view.index], agent.layout)
     np.testing.assert_allclose(
         agent.action_probs(o["observation"][None], o["action_mask"][None])[0], pol.probs(x, o["action_mask"])
     )
@@ -94,3 +94,32 @@ def test_no_split_policies_play_whole_hands_of_the_preset(seed):
             assert o["action_mask"][act]
             assert act != SPLIT
             e.step(act)
+
+
+def test_a_table_policy_of_the_no_split_game_plays_the_game_with_splits():
+    """A saved table pair (an equilibrium, a run's final mixture) of the game without
+    splits plays the same rules with splits: first hands only, figures kept."""
+    from siete_env.solve import cfr
+
+    small = {"preset": "spanish", "bet_levels": [1], "four_swap": "off"}
+    sol = cfr.solve({**small, "max_splits": 0}, iterations=2)
+    with pytest.raises(ValueError, match="solved for heads-up"):
+        sol.agent(raw_env(2, {**small, "max_splits": 0, "seven_half_pays": 1}))
+    e = table(DECK, rules=small)
+    agent = sol.agent(e, seed=0)
+    plain = table(DECK, rules={**small, "max_splits": 0})
+    same = sol.agent(plain, seed=0)
+    assert agent.view is not None and same.view is None
+    o, q = e.observe("player_1"), plain.observe("player_1")
+    np.testing.assert_array_equal(
+        agent.action_probs(o["observation"][None], o["action_mask"][None]),
+        same.action_probs(q["observation"][None], q["action_mask"][None]),
+    )
+    play(e, [("player_1", "BET_1"), ("player_1", "HIT_UP")])
+    o = e.observe("player_1")
+    assert o["action_mask"][SPLIT]
+    assert agent(o) == KEEP
+    e.step(KEEP)
+    while e.agents:  # the hand plays to its end
+        o, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else agent(o))

@@ -112,6 +112,11 @@ class OpponentsConfig(_Strict):
         "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
+    sample: bool = Field(
+        False,
+        description="the snapshots play by sampling their action probabilities (false: greedy, their most "
+        "probable action): as opponents in the pools, in the exact evaluation, in mixtures and in the report",
+    )
     exploiter_share: float = Field(
         0.0,
         ge=0,

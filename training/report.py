@@ -122,7 +122,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
     the baselines, worst cases, training throughput, learning curves, strategy maps."""
     e = cfg.evaluation
     t0 = time.perf_counter()
-    lp, lb = final_specs(run_dir, state)
+    lp, lb = final_specs(run_dir, state, cfg.opponents.sample)
     names = {lp: "learned punter", lb: "learned banker"} if lp != lb else {lp: "learned mixture"}
     punters, bankers = [*e.punters, lp], [*e.bankers, lb]
     n_pairs = len(punters) * len(bankers)
@@ -157,8 +157,10 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "selected": state.selected or None,
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
         "final_nash_conv": final_nc,
+        "reference": _reference(cfg),
+        "wall_seconds": state.wall_seconds,
     }
-    plots = _plots(cfg, run_dir, t, state, names)
+    plots = _plots(cfg, run_dir, t, state, names, final_nc)
     report["plots"] = plots
     write_json(run_dir / "report.json", report)
     write_csv(run_dir / "results.csv", list(t.results.values()))
@@ -183,7 +185,8 @@ def progress_bar(total: int):
     return tqdm(total=total, unit="pairing", dynamic_ncols=True)
 
 
-def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, names: dict[str, str]) -> list[str]:
+def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, names: dict[str, str],
+           final_nc: dict[str, float] | None = None) -> list[str]:  # fmt: skip
     """Learning curves, the tournament matrix and strategy maps (PNG files)."""
     out: list[str] = []
     try:
@@ -198,9 +201,24 @@ def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, name
             c["nash_conv"] = [x["nash_conv"] for x in nc]
         plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
         out.append("learning_curves.png")
+    timed = [x for x in state.nash_conv if "wall_seconds" in x]
+    if timed:
+        ref = _reference(cfg)
+        final = None
+        if final_nc is not None:
+            final = {cfg.name: (state.wall_seconds / 60, final_nc["nash_conv"])}
+        plots.plot_nash_conv_time(
+            {cfg.name: ([x["wall_seconds"] / 60 for x in timed], [x["nash_conv"] for x in timed])},
+            str(run_dir / "nash_conv_time.png"),
+            reference=(ref or {}).get("history"),
+            reference_label=f"reference {(ref or {}).get('method', 'DCFR').upper()} ({(ref or {}).get('command', '')[:48]}…)",
+            final=final,
+            title=f"{cfg.name} (seed {cfg.seed}): exact NashConv against training time",
+        )
+        out.append("nash_conv_time.png")
     plots.plot_tournament(tournament_matrix(t, names), str(run_dir / "tournament.png"))
     out.append("tournament.png")
-    lp, lb = final_specs(run_dir, state)
+    lp, lb = final_specs(run_dir, state, cfg.opponents.sample)
     plan = [  # each punter against the learned banker / banker:6, each banker against the learned punter / threshold
         ("learned punter", lb, lp, "punter"),
         ("threshold:5.5", "banker:6", "threshold:5.5", "punter"),
@@ -258,6 +276,16 @@ def _final_nash_conv(cfg: TrainConfig, punter: str, banker: str) -> dict[str, fl
     table = raw_env(num_players=2, rules=cfg.rules)
     nc = solve.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
     return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
+
+
+def _reference(cfg: TrainConfig) -> dict[str, Any] | None:
+    """The reference equilibrium of the run's rules (``siete_env.solve.reference``), if any."""
+    if cfg.num_players != 2:
+        return None
+    from siete_env.solve.reference import reference
+
+    ref = reference(cfg.rules)
+    return asdict(ref) if ref is not None else None
 
 
 def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
@@ -373,12 +401,31 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
             milestones(fnc["nash_conv"]) + " " + limits(fnc),
             "",
         ]
+        ref = report.get("reference")
+        if ref:
+            lines += [
+                f"Reference equilibrium ({ref['method'].upper()}, NashConv {ref['nash_conv']}; `{ref['command']}`, "
+                f"measured on {ref['measured_on']}): game value for the punter **{ref['value']:+.4f}** (between "
+                f"{ref['value_low']:+.4f} and {ref['value_high']:+.4f}). The final pair's value {fnc['ev']:+.4f} is "
+                f"**{abs(fnc['ev'] - ref['value']):.4f}** from it.",
+                "",
+            ]
     if nc:
-        lines += ["## Exploitability by generation (exact; each generation's newest pair)", "", "| generation | EV (punter) | punter BR | banker BR | NashConv |",
-                  "| ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        lines += [
+            "## Exploitability by generation (exact; each generation's newest pair)",
+            "",
+            "Punter BR: the punter's value when it best-responds to the generation's banker; banker BR: the banker's "
+            "own value when it best-responds to the generation's punter; each gain is over what that side gets in the "
+            "pair. Minutes: training time when the generation's measure was done.",
+            "",
+            "| generation | minutes | EV (punter) | punter BR | its gain | banker BR | banker's gain | NashConv |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for x in nc:
+            minutes = f"{x['wall_seconds'] / 60:.1f}" if "wall_seconds" in x else "–"
             lines.append(
-                f"| {x['generation']} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['banker_br']:+.4f} | {x['nash_conv']:.4f} |"
+                f"| {x['generation']} | {minutes} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['punter_br'] - x['ev']:.4f} "
+                f"| {x['banker_br']:+.4f} | {x['banker_br'] + x['ev']:.4f} | {x['nash_conv']:.4f} |"
             )
         lines.append("")
     if report.get("plots"):

@@ -53,6 +53,7 @@ class RunState:
     learn_seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ROLES, 0.0))
     learn_steps: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
     learn_wall_seconds: float = 0.0
+    wall_seconds: float = 0.0  # the whole training so far (learning, evaluations, exact measures)
     pools: list[dict[str, dict[str, float]]] = field(default_factory=list)  # per generation: role -> spec -> weight
     curves: dict[str, list[Any]] = field(default_factory=lambda: {"generation": []})
     nash_conv: list[dict[str, float]] = field(default_factory=list)  # per generation, exact
@@ -64,9 +65,10 @@ class RunState:
     def snapshots(self, role: str) -> list[str]:
         return self.punter_snapshots if role == "punter" else self.banker_snapshots
 
-    def snapshot_spec(self, run_dir: Path, role: str, index: int = -1) -> AgentSpec:
-        """The model of one of ``role``'s snapshots (default: the newest)."""
-        return AgentSpec.model(run_dir / self.snapshots(role)[index])
+    def snapshot_spec(self, run_dir: Path, role: str, index: int = -1, sample: bool = False) -> AgentSpec:
+        """The model of one of ``role``'s snapshots (default: the newest), greedy or
+        (``sample``: the config's ``opponents.sample``) sampling."""
+        return AgentSpec.model(run_dir / self.snapshots(role)[index], sample)
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -87,13 +89,14 @@ class RunState:
         write_json(run_dir / STATE_FILE, self.to_json())
 
 
-def final_specs(run_dir: Path, state: RunState) -> tuple[str, str]:
+def final_specs(run_dir: Path, state: RunState, sample: bool = False) -> tuple[str, str]:
     """The agent specs of a run's final punter and banker: its mixture of snapshots
-    (``evaluation.select: mixture``; one table file plays both seats) or its two models."""
+    (``evaluation.select: mixture``; one table file plays both seats) or its two models
+    (greedy, or sampling: ``opponents.sample``)."""
     if state.final and (run_dir / FINAL_TABLES).is_file():
         spec = str(AgentSpec.tables(run_dir / FINAL_TABLES))
         return spec, spec
-    return str(AgentSpec.model(run_dir / "punter.zip")), str(AgentSpec.model(run_dir / "banker.zip"))
+    return str(AgentSpec.model(run_dir / "punter.zip", sample)), str(AgentSpec.model(run_dir / "banker.zip", sample))
 
 
 # --------------------------------------------------------------------------- the run folder's lock

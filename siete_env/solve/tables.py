@@ -24,7 +24,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..encoding import SeatFeature
-from ..game import HIT_UP, STAND
+from ..features import NoSplitView
+from ..game import HIT_UP, SPLIT, STAND
 from .evaluator import ExactEvaluator, evaluator
 from .observations import ME, banker_state_of, punter_state_of
 from .results import NashConv
@@ -237,13 +238,18 @@ class TablePairAgent:
 
     def __init__(self, tables: PolicyTables, env: Any = None, seed: int | None = None):
         ev = tables.evaluator
+        self.view: NoSplitView | None = None  # the same rules with splits: played as without them
         if env is not None:
             raw = env.unwrapped
-            if raw.num_players != 2 or raw.rules != ev.rules:
+            same = raw.rules == ev.rules
+            with_splits = raw.rules.model_copy(update={"max_splits": 0}) == ev.rules and raw.layout.H > 1
+            if raw.num_players != 2 or not (same or with_splits):
                 raise ValueError(
                     f"this equilibrium was solved for heads-up {tables.rules}; the table has "
                     f"{raw.num_players} players and rules {raw.rules.model_dump(mode='json')}"
                 )
+            if with_splits:
+                self.view = NoSplitView(raw.layout)
         self.tables = tables
         self.rng = np.random.default_rng(seed)
         self.punter = TabularPunterPolicy(ev, tables.bet, tables.draw)
@@ -257,6 +263,15 @@ class TablePairAgent:
         return self.banker.exact_banker_table(ev)
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.view is not None:  # a table with splits: each seat's first hand; every figure kept
+            offered = np.asarray(masks)[:, SPLIT] > 0
+            out = np.zeros(masks.shape)
+            if (~offered).any():
+                out[~offered] = self._probs(self.view(observations[~offered]), masks[~offered])
+            return self.view.keep_figures(out, masks)
+        return self._probs(observations, masks)
+
+    def _probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         out = np.zeros(masks.shape)
         bank = observations[:, self._me_banker] == 1.0
         if bank.any():
