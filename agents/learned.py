@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from siete_env.cards import card_of
-from siete_env.features import fold_suits, folded_size
-from siete_env.game import HIT_UP, STAND
-from siete_env.game import KEEP, SPLIT
+from siete_env.features import NoSplitView, fold_suits, folded_size
+from siete_env.game import HIT_UP, KEEP, STAND
 
 _ACTIVATIONS = {
     "Tanh": lambda x: np.tanh(x, out=x),
@@ -81,14 +80,116 @@ def _same_layout(a, b) -> bool:
     return (a.n, a.H, a.W, a.shoe, a.size) == (b.n, b.H, b.W, b.shoe, b.size)
 
 
-_CHUNK = 4096  # rows per pass of the exact banker table (a few rows x hidden blocks stay in cache)
+# --------------------------------------------------------------------------- the exact banker table
+_CHUNK = 2048  # (V, node) pairs per pass: a pass's (pairs x hidden) float32 blocks stay in cache
+_NODE_BLOCK = 64  # nodes whose columns of the table are gathered before they are written
+IDENTITY, TANH, RELU = 0, 1, 2  # activation codes of the kernels below
+_ACT_CODE = {"Tanh": TANH, "ReLU": RELU}
+# tanh(x) in the compiled layers (max error 3e-7): a rational function (odd / even in x),
+# clamped (beyond the clamp the float32 tanh is +-1). It vectorises; numpy's float32 tanh
+# (and libm's, in numba) measured 6x slower on an AVX2 machine.
+_TANH_CLAMP = 7.90531110763549805
+_TANH_P = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
+           -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16)  # x, x^3, ..., x^13  # fmt: skip
+_TANH_Q = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)  # 1, x^2, .., x^6
+_KERNELS: dict[str, tuple] = {}
 
 
-def _weights_of(w: np.ndarray, b: np.ndarray, a: float, c: float, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """A layer ``h @ w + b`` whose input is given as ``s`` with ``h = a*s + c``, times
-    ``scale``: ``(scale*a*w, scale*(b + c*sum(w)))`` (float32)."""
-    w64 = np.asarray(w, np.float64)
-    return (scale * a * w64).astype(np.float32), (scale * (np.asarray(b, np.float64) + c * w64.sum(0))).astype(np.float32)
+def _numpy_act(h: np.ndarray, act: int) -> None:
+    if act == TANH:
+        np.tanh(h, out=h)
+    elif act == RELU:
+        np.maximum(h, 0.0, out=h)
+
+
+def _numpy_kernels() -> tuple:
+    """The layers of ``_mlp_banker_table`` in numpy (where numba is missing)."""
+
+    def first_layer(A, rows, X, W, act, out):
+        np.matmul(X, W, out=out)
+        out += A[rows]
+        _numpy_act(out, act)
+
+    def hidden(Z, b, act):
+        Z += b
+        _numpy_act(Z, act)
+
+    def last(Z, b, act, w, out):
+        hidden(Z, b, act)
+        np.matmul(Z, w, out=out)
+
+    return first_layer, hidden, last
+
+
+def _numba_kernels() -> tuple:
+    """The layers of ``_mlp_banker_table``, compiled (numba; a second to compile)."""
+    import numba as nb
+
+    f32 = np.float32
+    clamp = f32(_TANH_CLAMP)
+    p1, p3, p5, p7, p9, p11, p13 = (f32(c) for c in _TANH_P)
+    q0, q2, q4, q6 = (f32(c) for c in _TANH_Q)
+    zero = f32(0.0)
+    opts = {"fastmath": True, "error_model": "numpy"}  # vectorised loops: no division check
+
+    @nb.njit(inline="always", **opts)
+    def activate(v, act):  # pragma: no cover - compiled
+        if act == TANH:
+            v = min(max(v, -clamp), clamp)
+            v2 = v * v
+            p = ((((((p13 * v2 + p11) * v2 + p9) * v2 + p7) * v2 + p5) * v2 + p3) * v2 + p1) * v
+            return p / (((q6 * v2 + q4) * v2 + q2) * v2 + q0)
+        if act == RELU:
+            return max(v, zero)
+        return v
+
+    @nb.njit(**opts)
+    def first_layer(A, rows, X, W, act, out):  # pragma: no cover - compiled
+        """``out[i] = act(A[rows[i]] + X[i] @ W)``."""
+        n, k = X.shape
+        width = A.shape[1]
+        for i in range(n):
+            o, a = out[i], A[rows[i]]
+            for j in range(width):
+                o[j] = a[j]
+            for t in range(k):
+                x, w = X[i, t], W[t]
+                for j in range(width):
+                    o[j] += x * w[j]
+            for j in range(width):
+                o[j] = activate(o[j], act)
+
+    @nb.njit(**opts)
+    def hidden(Z, b, act):  # pragma: no cover - compiled
+        """``Z = act(Z + b)``, in place."""
+        for i in range(Z.shape[0]):
+            z = Z[i]
+            for j in range(Z.shape[1]):
+                z[j] = activate(z[j] + b[j], act)
+
+    @nb.njit(**opts)
+    def last(Z, b, act, w, out):  # pragma: no cover - compiled
+        """``out = act(Z + b) @ w`` (``w``: one column)."""
+        for i in range(Z.shape[0]):
+            z = Z[i]
+            s = zero
+            for j in range(Z.shape[1]):
+                s += activate(z[j] + b[j], act) * w[j, 0]
+            out[i, 0] = s
+
+    return first_layer, hidden, last
+
+
+def _banker_kernels() -> tuple:
+    """Compiled kernels, unless numba is missing or ``SIETE_SOLVE_BACKEND=numpy`` (as for
+    the exact evaluator's passes, ``siete_env.solve.banker``)."""
+    backend = os.environ.get("SIETE_SOLVE_BACKEND", "numba")
+    if backend not in _KERNELS:
+        try:
+            _KERNELS[backend] = _numba_kernels() if backend == "numba" else _numpy_kernels()
+        except ImportError:  # pragma: no cover - numba is a dependency
+            _KERNELS[backend] = _numpy_kernels()
+    return _KERNELS[backend]
 
 
 def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: bool) -> np.ndarray:
@@ -99,27 +200,22 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
     few scalars. ``fold_suits`` and the first layer are linear, so the first layer's
     pre-activation is ``A[V]`` (the base rows, folded, through the layer) plus the node's
     entries through the layer: no row is built. The other layers run on the possible
-    ``(V, m_i)`` only, and only for ``z_hit - z_stand``: the masked softmax's
-    ``p_hit / (p_stand + p_hit)`` is ``sigmoid(z_hit - z_stand)``.
-    Tanh is computed as ``tanh(x) = 2 / (1 + exp(-2x)) - 1`` (numpy's float32 ``exp`` is
-    vectorised, its ``tanh`` is not), the ``2 s - 1`` folded into the next layer.
+    ``(V, m_i)`` only, and the last one only for ``z_hit - z_stand``: the masked softmax's
+    ``p_hit / (p_stand + p_hit)`` is ``sigmoid(z_hit - z_stand)`` (greedy: 1 where
+    ``z_hit > z_stand``, a tie going to STAND, the lower action id, as ``argmax`` does).
+    The layers run in float32, as ``MLPPolicy.logits`` does (tanh: a rational approximation,
+    3e-7): the table is the generic path's to ~1e-6.
     """
+    first_layer, hidden, last = _banker_kernels()
     layers = policy.layers
+    act = _ACT_CODE[policy.activation]
     w_out, b_out = layers[-1]
-    w_d = (w_out[:, HIT_UP].astype(np.float64) - w_out[:, STAND])[:, None]  # the output that matters
-    b_d = np.array([float(b_out[HIT_UP]) - float(b_out[STAND])])
-    tanh = policy.activation == "Tanh"
-    scale = -2.0 if tanh else 1.0  # a tanh layer computes -2 x (then exp, +1, 1/.)
+    w_d = (w_out[:, HIT_UP] - w_out[:, STAND])[:, None]  # the output that matters: (width, 1)
+    b_d = b_out[HIT_UP] - b_out[STAND]
     if len(layers) > 1:
-        first = _weights_of(*layers[0], 1.0, 0.0, scale)
-        rest = []
-        a, c = (2.0, -1.0) if tanh else (1.0, 0.0)  # a hidden layer's output, from what is computed
-        for w, b in layers[1:-1]:
-            rest.append(_weights_of(w, b, a, c, scale))
-        last = _weights_of(w_d, b_d, a, c, 1.0)
-    else:  # no hidden layer: the first layer gives the output
-        first, rest, last = _weights_of(w_d, b_d, 1.0, 0.0, 1.0), [], None
-    w1, b1 = first
+        (w1, b1), rest, act1 = layers[0], layers[1:-1], act
+    else:  # no hidden layer: the first layer is the output (its bias: b_d, added last)
+        (w1, b1), rest, act1 = (w_d, np.zeros(1, np.float32)), [], IDENTITY
     # the first layer of an unfolded row: fold_suits is linear (each entry goes to one folded entry)
     w1_raw = fold_suits(np.eye(layout.size, dtype=np.float32), layout) @ w1
     A = fold_suits(base, layout) @ w1
@@ -127,16 +223,21 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
     nV, width = A.shape
     vk = np.repeat(ev.vu_k, ev.L)
     vU = np.repeat(ev.vu_U, ev.L, axis=0)
+    vn = vU.sum(1)
     hit = np.zeros((nV, ev.n_M))
-    buf1 = np.empty((_CHUNK, width), np.float32)
-    bufs = [np.empty((_CHUNK, w.shape[1]), np.float32) for w, _ in rest]
+    block = np.zeros((_NODE_BLOCK, nV))  # a block of nodes' columns, written row by row
+    h1 = np.empty((_CHUNK, width), np.float32)
+    hs = [np.empty((_CHUNK, w.shape[1]), np.float32) for w, _ in rest]
     d = np.empty((_CHUNK, 1), np.float32)
     for m_i in range(ev.n_M):
-        node = ev.banker_node(vk, vU, m_i)
+        if m_i % _NODE_BLOCK == 0 and m_i:
+            hit[:, m_i - _NODE_BLOCK : m_i] = block.T
+            block[:] = 0.0
+        node = ev.banker_node(vk, vU, m_i, vn)
         at = np.flatnonzero(node.ok)
         if not len(at):
             continue
-        # what the node adds to the first layer: a constant, and per-row terms
+        # what the node adds to the first layer: a constant, and per-row terms (X @ W)
         const = np.zeros(width, np.float64)
         cols, per_row = [], []
         entries = [(layout.card_entry(card_of(r, 0), column), n) for r, column, n in node.cards]
@@ -146,7 +247,7 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
             else:
                 cols.append(value)
                 per_row.append(w1_raw[index])
-        W = np.vstack([const.astype(np.float32)[None, :], *per_row]).astype(np.float32)
+        W = np.vstack([const[None, :], *per_row]).astype(np.float32)
         X = np.empty((len(at), len(W)), np.float32)
         X[:, 0] = 1.0
         for j, col in enumerate(cols):
@@ -154,25 +255,23 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
         for s in range(0, len(at), _CHUNK):
             rows = at[s : s + _CHUNK]
             n = len(rows)
-            h = np.matmul(X[s : s + n], W, out=buf1[:n])
-            h += A[rows]
-            if last is None:
+            h = h1[:n]
+            first_layer(A, rows, X[s : s + n], W, act1, h)
+            if len(layers) == 1:
                 z = h
+            elif not rest:
+                z = np.matmul(h, w_d, out=d[:n])
             else:
-                for i in range(len(rest) + 1):
-                    if i:
-                        h = np.matmul(h, rest[i - 1][0], out=bufs[i - 1][:n])
-                        h += rest[i - 1][1]
-                    if tanh:  # h = -2x: s = 1 / (1 + exp(-2x)), tanh(x) = 2s - 1
-                        np.exp(h, out=h)
-                        h += 1.0
-                        np.reciprocal(h, out=h)
-                    else:
-                        np.maximum(h, 0.0, out=h)
-                z = np.matmul(h, last[0], out=d[:n])
-                z += last[1]
-            z = z[:, 0].astype(np.float64)
-            hit[rows, m_i] = (z > 0.0) if greedy else 1.0 / (1.0 + np.exp(-z))
+                for i, (w, b) in enumerate(rest):
+                    h = np.matmul(h, w, out=hs[i][:n])
+                    if i < len(rest) - 1:
+                        hidden(h, b, act)
+                z = d[:n]
+                last(h, rest[-1][1], act, w_d, z)
+            z = z[:, 0].astype(np.float64) + float(b_d)
+            block[m_i % _NODE_BLOCK, rows] = (z > 0.0) if greedy else 1.0 / (1.0 + np.exp(-z))
+    done = (ev.n_M - 1) // _NODE_BLOCK * _NODE_BLOCK
+    hit[:, done:] = block[: ev.n_M - done].T
     return hit
 
 
@@ -211,7 +310,7 @@ class PPOAgent:
     with splits (the ``spanish`` preset): it is given each seat's first hand, as it was
     trained (``Layout.narrowed``; a banker facing a punter who split sees that punter's
     first hand only, and the cards of the others only through the cards left), and where a
-    split is offered it keeps the card.
+    split is offered it keeps the card (``siete_env.features.NoSplitView``).
     """
 
     def __init__(self, env, path: str | MLPPolicy, greedy: bool = True, seed: int | None = None):
@@ -223,12 +322,12 @@ class PPOAgent:
         raw = env.unwrapped
         layout = self.layout = raw.layout
         size, n_act = self.policy.input_size, len(raw.action_names)
-        self.index: np.ndarray | None = None  # a table with splits, a model trained without them
-        narrow = layout.narrowed(1) if layout.H > 1 else None
-        if narrow is not None and size in (folded_size(narrow), narrow.size):
-            # trained without splits: it sees each seat's first hand, and keeps every figure
-            self.index, self.layout = layout.gather_index(narrow), narrow
-            layout = narrow
+        self.view: NoSplitView | None = None  # a table with splits, a model trained without them
+        if layout.H > 1:
+            view = NoSplitView(layout)
+            if size in (folded_size(view.layout), view.layout.size):
+                self.view, self.layout = view, view.layout  # it sees each seat's first hand
+                layout = view.layout
         if size == folded_size(layout):
             self.fold = True
         elif size == layout.size:
@@ -246,7 +345,7 @@ class PPOAgent:
             )
 
     def _input(self, observations: np.ndarray) -> np.ndarray:
-        x = observations if self.index is None else observations[..., self.index]
+        x = observations if self.view is None else self.view(observations)
         return fold_suits(x, self.layout) if self.fold else x
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -255,23 +354,21 @@ class PPOAgent:
         for start in range(0, len(x), 8192):
             out[start : start + 8192] = self.policy.probs(x[start : start + 8192], masks[start : start + 8192])
         out = greedy_probs(out) if self.greedy else out
-        if self.index is not None:  # trained without splits: a split offered is declined
-            offered = np.asarray(masks)[:, SPLIT] > 0
-            out[offered] = 0.0
-            out[offered, KEEP] = 1.0
-        return out
+        return out if self.view is None else self.view.keep_figures(out, masks)
 
     def exact_banker_table(self, ev) -> np.ndarray | None:
         """The banker's table of the exact evaluator (``ExactEvaluator.banker_table``:
         the probability of hitting at every (V row, banker node)), computed from the
         network's layers without building the tens of millions of banker observations:
         the same table as the generic path's (to float32 rounding). ``None`` (the generic
-        path) for anything but a plain ``MLPPolicy`` of the suit-folded observation (a
-        folded policy is suit-invariant by construction: no check is needed)."""
+        path) for anything but a plain ``MLPPolicy`` of the suit-folded observation of the
+        evaluator's table (a folded policy is suit-invariant by construction: no check is
+        needed, whatever ``ev.check_suits``)."""
         if (
             type(self.policy) is not MLPPolicy
-            or self.policy.activation not in ("Tanh", "ReLU")
+            or self.policy.activation not in _ACT_CODE
             or not self.fold
+            or getattr(self, "view", None) is not None  # a model without splits at a table with them
             or type(self).action_probs is not PPOAgent.action_probs
             or not _same_layout(self.layout, ev.layout)
         ):
@@ -282,12 +379,12 @@ class PPOAgent:
         # greedy, STAND and HIT_UP must be the only legal actions (else the argmax may be neither)
         if not {STAND, HIT_UP} <= legal or (self.greedy and legal != {STAND, HIT_UP}):
             return None
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):  # exp(-z) for a very sure stand: inf, hit 0
             return _mlp_banker_table(self.policy, ev, base, self.layout, self.greedy)
 
     def __call__(self, obs: dict) -> int:
         o, mask = obs["observation"], obs["action_mask"]
-        if self.index is not None and mask[SPLIT]:
+        if self.view is not None and self.view.offered(mask):
             return KEEP  # trained without splits: never act on an output it was not trained for
         x = self._input(o)
         # Situations repeat (a first card, a common total): decisions are cached per

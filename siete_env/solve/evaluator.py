@@ -64,9 +64,10 @@ class ExactEvaluator(HeadsUpStates):
     def banker_rows(self, base: np.ndarray, vk: np.ndarray, vU: np.ndarray, m_i: int) -> tuple[np.ndarray, np.ndarray]:
         return observations.banker_rows(self, base, vk, vU, m_i)
 
-    def banker_node(self, vk: np.ndarray, vU: np.ndarray, m_i: int) -> observations.BankerNode:
+    def banker_node(self, vk: np.ndarray, vU: np.ndarray, m_i: int,
+                    vn: np.ndarray | None = None) -> observations.BankerNode:  # fmt: skip
         """See ``siete_env.solve.observations.banker_node``."""
-        return observations.banker_node(self, vk, vU, m_i)
+        return observations.banker_node(self, vk, vU, m_i, vn)
 
     # ------------------------------------------------------------------ policies
     def query(self, policy: Policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

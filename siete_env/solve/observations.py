@@ -195,18 +195,24 @@ class BankerNode(NamedTuple):
     the base row holds 0."""
 
 
-def banker_node(st: HeadsUpStates, vk: np.ndarray, vU: np.ndarray, m_i: int) -> BankerNode:
+def banker_node(st: HeadsUpStates, vk: np.ndarray, vU: np.ndarray, m_i: int,
+                vn: np.ndarray | None = None) -> BankerNode:  # fmt: skip
     """What the banker's observation at node ``m_i`` adds to the V rows whose punters
-    swapped ``vk`` 4s and show ``vU`` (see ``BankerNode``)."""
+    swapped ``vk`` 4s and show ``vU`` (``vn``: ``vU.sum(1)``, if at hand); see ``BankerNode``."""
     L = st.layout
     m = st.M[m_i]
     m_n = int(st.M_n[m_i])
-    vn = vU.sum(1)
+    vn = vU.sum(1) if vn is None else vn
     fd = st.fixed_drawn(vk, vn, m_n)
     ret = vk - fd
-    cnt = vU + m[None, :]
-    cnt[:, FOUR] += ret
-    ok = (cnt <= N_SUITS).all(1) & (m[FOUR] >= fd)
+    # the cards fit: no more than N_SUITS of a rank (the punter's alone always fit, with
+    # its swapped 4s: only the ranks the banker holds, and the 4s going back, are checked)
+    ok = m[FOUR] >= fd
+    for r in sorted(set(np.flatnonzero(m).tolist()) | ({FOUR} if st.kmax else set())):
+        cnt = vU[:, r] + m[r]
+        if r == FOUR:
+            cnt += ret
+        ok &= cnt <= N_SUITS
     own, returned = L.hand_column(ME, 0), L.column(CardColumn.RETURNED)
     cards: list[tuple[int, int, int | np.ndarray]] = [(int(r), own, int(m[r])) for r in np.flatnonzero(m)]
     if st.kmax:
