@@ -257,6 +257,10 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
+    # numpy's BLAS (the opponents' networks, in the learners) gets the learners' thread count too:
+    # its own pool of threads, one per core, fights the other learner for the cores
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(cfg.threads))
     procs, conns, counters = {}, {}, {}
     for role in ROLES:
         parent, child = ctx.Pipe()
