@@ -67,7 +67,11 @@ def test_default_config_is_valid():
     cfg = load_config()
     assert isinstance(cfg, TrainConfig)
     assert cfg == load_config(DEFAULT_CONFIG)
-    assert cfg.rules == "spanish" and cfg.num_players == 2
+    # the main run trains in the exactly measured game, mostly against the other learner
+    assert cfg.rules == {"preset": "spanish", "max_splits": 0} and cfg.num_players == 2
+    assert cfg.evaluation.exact and cfg.evaluation.select == "mixture"
+    assert cfg.punter.baseline_share <= 0.1 and cfg.banker.baseline_share <= 0.1
+    assert cfg.opponents.exploiter_share > 0 and cfg.vec_env == "batched"
 
 
 @pytest.mark.parametrize(
@@ -480,3 +484,57 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     md = (run / "report.md").read_text()
     assert "least exploitable mixture of the snapshots" in md and "learned mixture" in md
     assert f"NashConv {fin['nash_conv']:.4f}" in md
+
+
+def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
+    """A tiny self-play run as the main config sets it up (batched engine, snapshots that
+    sample, SelfPlayPPO's loss, exploiters, the final mixture), then its report: each
+    generation's NashConv with its minutes, the reference plot, the final pair's distance
+    to the game value (the one-stake game has a reference equilibrium)."""
+    from training.ppo import SelfPlayPPO
+
+    rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], "kl_coef": 0.05, "group_advantages": True}
+    cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
+           "punter": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
+           "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
+           "opponents": {**TINY["opponents"], "sample": True, "exploiter_share": 0.2},
+           "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 2,
+                          "generation_hands": 0}}  # fmt: skip
+    path = tmp_path / "sp.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run = tmp_path / "run"
+    r = _run("train.py", "--config", path, "--run-dir", run, timeout=400)
+    assert r.returncode == 0, r.stderr[-3000:]
+    state = json.loads((run / "state.json").read_text())
+    pools = state["pools"][1]
+    assert pools["punter"]["ppo:gen_001/banker.zip:sample"] == pytest.approx(0.7, abs=1e-4)
+    assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.2, abs=1e-4)
+    minutes = [x["wall_seconds"] for x in state["nash_conv"]]
+    assert len(minutes) == 2 and 0 < minutes[0] < minutes[1] <= state["wall_seconds"]
+    model = SelfPlayPPO.load(run / "gen_002" / "banker.zip", device="cpu")
+    assert model.kl_coef == 0.05 and model.group_advantages and model.n_bets == 1
+    report = json.loads((run / "report.json").read_text())
+    assert report["reference"]["value"] == pytest.approx(-0.11289)
+    assert "nash_conv_time.png" in report["plots"] and (run / "nash_conv_time.png").is_file()
+    md = (run / "report.md").read_text()
+    assert "Reference equilibrium" in md and "banker's gain" in md
+
+
+def test_self_play_ppo_normalises_advantages_per_kind_of_decision():
+    import torch
+
+    from training.ppo import SelfPlayPPO
+
+    model = SelfPlayPPO.__new__(SelfPlayPPO)
+    model.group_advantages, model.n_bets = True, 2
+    masks = torch.zeros(6, 10, dtype=torch.bool)
+    masks[:3, 6] = True  # three stake decisions (BET_1 legal), three others
+    masks[3:, 0] = True
+    adv = torch.tensor([10.0, 20.0, 30.0, 0.1, 0.2, 0.3])
+    out = model._normalise(adv, masks)
+    assert torch.allclose(out[:3], out[3:], atol=1e-5)  # each group on its own scale
+    assert abs(float(out[:3].mean())) < 1e-6 and abs(float(out[3:].mean())) < 1e-6
+    model.group_advantages = False
+    flat = model._normalise(adv, masks)
+    assert flat[3:].abs().max() < 1.0 < flat[2]  # together: the small group is drowned

@@ -52,14 +52,15 @@ def best_response(policy: Policy, against: str, rules: Any = "spanish") -> BestR
 def evaluate_pair(punter: Policy, banker: Policy, rules: Any = "spanish") -> PairEvaluation:
     """EV of the pair, both best responses and NashConv, each policy queried once."""
     ev = as_evaluator(rules)
-    W, bust = ev.punter_forward(*ev.punter_table(punter))
+    bet, draw = ev.punter_table(punter)
+    W, bust = ev.punter_forward(bet, draw)
     hit = ev.banker_table(banker)
     G_pol, G_br, br_hit = ev.banker_pass(hit, W)
     assert G_pol is not None and G_br is not None and br_hit is not None
     value = stood_value(W, bust, G_pol)
     p_br, br_bet, br_draw = punter_side.best_response(ev, G_pol)
     b_br = -stood_value(W, bust, G_br)
-    return PairEvaluation(NashConv.of(value, p_br, b_br), W, bust, G_pol, hit, br_hit, br_bet, br_draw)
+    return PairEvaluation(NashConv.of(value, p_br, b_br), W, bust, G_pol, hit, br_hit, br_bet, br_draw, bet, draw)
 
 
 def nash_conv(punter: Policy, banker: Policy, rules: Any = "spanish") -> NashConv:

@@ -86,13 +86,21 @@ class Population:
         self._bust: list[float] = []
         self._G: list[np.ndarray] = []  # stood values (n_vu, L, 10), punter's chips
         self._M: np.ndarray = np.zeros((0, 0))
+        # kept from an exact evaluation of each member's pair (add_evaluated), so that the
+        # meta-solver and the mixture's tables do not query the policies again: each member's
+        # value against the best response to it alone, and its tables (the banker's in float32)
+        self._alone: dict[str, list[float | None]] = {"punter": [], "banker": []}
+        self._tables: dict[str, list[Any]] = {"punter": [], "banker": []}
 
     # ------------------------------------------------------------------ members
     def add_punter(self, policy: Policy, name: str = "") -> None:
         bet, draw = self.ev.punter_table(policy)
         self._add_punter(policy, name, *self.ev.punter_forward(bet, draw))
 
-    def _add_punter(self, policy: Policy, name: str, W: np.ndarray, bust: float) -> None:
+    def _add_punter(self, policy: Policy, name: str, W: np.ndarray, bust: float,
+                    alone: float | None = None, tables: Any = None) -> None:  # fmt: skip
+        self._alone["punter"].append(alone)
+        self._tables["punter"].append(tables)
         self.punters.append(policy)
         self.names["punter"].append(name or f"punter {len(self.punters)}")
         self._W.append(W)
@@ -104,7 +112,10 @@ class Population:
         G = banker_side.policy_values(self.ev, self.ev.banker_table(policy))
         self._add_banker(policy, name, G)
 
-    def _add_banker(self, policy: Policy, name: str, G: np.ndarray) -> None:
+    def _add_banker(self, policy: Policy, name: str, G: np.ndarray,
+                    alone: float | None = None, hit: np.ndarray | None = None) -> None:  # fmt: skip
+        self._alone["banker"].append(alone)
+        self._tables["banker"].append(hit)
         self.bankers.append(policy)
         self.names["banker"].append(name or f"banker {len(self.bankers)}")
         self._G.append(G)
@@ -118,9 +129,12 @@ class Population:
 
     def add_evaluated(self, punter: Policy, banker: Policy, pe: PairEvaluation,
                       names: tuple[str, str] = ("", "")) -> PairEvaluation:  # fmt: skip
-        """Add a pair already evaluated by ``siete_env.solve.evaluate_pair``."""
-        self._add_punter(punter, names[0], pe.W, pe.bust)
-        self._add_banker(banker, names[1], pe.G)
+        """Add a pair already evaluated by ``siete_env.solve.evaluate_pair`` (its best
+        responses' values and its tables are kept too)."""
+        r = pe.result
+        tables = (pe.bet, pe.draw) if pe.bet is not None else None
+        self._add_punter(punter, names[0], pe.W, pe.bust, -r.banker_br_value, tables)
+        self._add_banker(banker, names[1], pe.G, r.punter_br_value, np.asarray(pe.hit, np.float32))
         return pe
 
     _value = staticmethod(stood_value)
@@ -170,18 +184,20 @@ class Population:
         # Hedge never revives a zero weight: start inside the simplex (half uniform)
         x0 = 0.5 * np.asarray(x0, np.float64) / np.sum(x0) + 0.5 / len(self.punters)
         y0 = 0.5 * np.asarray(y0, np.float64) / np.sum(y0) + 0.5 / len(self.bankers)
-        wp = self._hedge(self.punter_worst, x0, +1, iterations, step)
-        wb = self._hedge(self.banker_worst, y0, -1, iterations, step)
+        wp = self._hedge(self.punter_worst, x0, +1, iterations, step, self._alone["punter"])
+        wb = self._hedge(self.banker_worst, y0, -1, iterations, step, self._alone["banker"])
         return wp, wb
 
     @staticmethod
-    def _hedge(worst, w: np.ndarray, sign: int, iterations: int, step: float) -> np.ndarray:
+    def _hedge(worst, w: np.ndarray, sign: int, iterations: int, step: float,
+               alone: list[float | None] | None = None) -> np.ndarray:  # fmt: skip
         w = w / w.sum()
         best_val, best_w = -np.inf, w.copy()
         for i in range(len(w)):  # every member alone: the mixture is never worse than the best of them
             e = np.zeros_like(w)
             e[i] = 1.0
-            val, _ = worst(e)
+            known = alone[i] if alone is not None else None
+            val = known if known is not None else worst(e)[0]  # known from the member's own pair
             if sign * val > best_val:
                 best_val, best_w = sign * val, e
         avg = np.zeros_like(w)
@@ -207,10 +223,10 @@ class Population:
         ev = self.ev
         wp, wb = self._clean(wp, cutoff), self._clean(wb, cutoff)
         S_bet = S_draw = breach_sum = reach_sum = None
-        for w, pol in zip(wp, self.punters, strict=True):
+        for w, pol, kept in zip(wp, self.punters, self._tables["punter"], strict=True):
             if w == 0:
                 continue
-            bet, draw = ev.punter_table(pol)
+            bet, draw = kept if kept is not None else ev.punter_table(pol)
             _, _, breach, reach = ev.punter_forward(bet, draw, return_reach=True)
             if S_bet is None:
                 S_bet, S_draw = np.zeros_like(bet), np.zeros_like(draw)
@@ -223,10 +239,10 @@ class Population:
         bet = np.where(breach_sum[:, None] > 0, S_bet / np.where(breach_sum > 0, breach_sum, 1.0)[:, None], fb)
         draw = np.where(reach_sum[..., None] > 0, S_draw / np.where(reach_sum > 0, reach_sum, 1.0)[..., None], fd)
         S_hit = x_sum = None
-        for w, pol in zip(wb, self.bankers, strict=True):
+        for w, pol, kept in zip(wb, self.bankers, self._tables["banker"], strict=True):
             if w == 0:
                 continue
-            hit = ev.banker_table(pol)
+            hit = np.asarray(kept, np.float64) if kept is not None else ev.banker_table(pol)
             x = ev.banker_reach(hit)
             if S_hit is None:
                 S_hit, x_sum, fh = np.zeros_like(hit), np.zeros_like(x), hit

@@ -47,6 +47,8 @@ class PairEvaluation(NamedTuple):
     br_hit: np.ndarray  # the banker's best response to the punter (where the punter stands)
     br_bet: np.ndarray  # the punter's best response to the banker: actions at the BET states
     br_draw: np.ndarray  # ... and at the draw states
+    bet: np.ndarray | None = None  # the punter's action probabilities at the BET states
+    draw: np.ndarray | None = None  # ... and at the draw states
 
 
 __all__ = ["BestResponse", "NashConv", "PairEvaluation"]
