@@ -44,9 +44,10 @@ def test_milestones_say_how_far_nash_conv_is_from_the_targets():
     from training.report import milestones
 
     assert milestones(0.0413) == (
-        "Targets (NashConv, chips per hand): ≤ 0.05: met; ≤ 0.01: not met, 0.0313 above (4.1x)."
+        "Targets (NashConv, chips per hand): ≤ 0.1: met; ≤ 0.03: not met, 0.0113 above (1.4x); "
+        "≤ 0.01: not met, 0.0313 above (4.1x)."
     )
-    assert "≤ 0.05: not met, 1.7100 above (35.2x)" in milestones(1.76)
+    assert "≤ 0.1: not met, 1.6600 above (17.6x)" in milestones(1.76)
     assert milestones(0.01).endswith("≤ 0.01: met.")
 
 
