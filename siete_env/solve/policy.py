@@ -18,8 +18,10 @@ A policy may also offer shortcuts; each gives the same values as the observation
   an observation for each. The heuristic bankers of ``agents.baselines`` offer it.
 * ``exact_punter_table(ev) -> (bet, draw) | None`` and ``exact_banker_table(ev) -> hit |
   None``: a policy that already is a table over the evaluator ``ev``'s states (the table
-  policies of ``siete_env.solve.tables``) returns its tables (``None``: not for this
-  evaluator), so nothing is recomputed.
+  policies of ``siete_env.solve.tables``) returns its tables, and one that can compute its
+  table faster than through observations does so (a trained network,
+  ``agents.learned.PPOAgent``: its banker table from the first layer's parts per view and per
+  banker node); ``None``: not for this evaluator, so the generic path runs.
 """
 
 from __future__ import annotations
