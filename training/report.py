@@ -384,6 +384,17 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         "- Banker: " + _criterion_text(wc, "bankers", names),
         "",
     ]
+    if not wc["bankers_criterion"]["met"]:
+        c = wc["bankers_criterion"]
+        better = c["learned_worst"]["mean"] > c["best_baseline_worst"]["mean"]
+        lines += [
+            "Note: the learned banker's worst result is "
+            + ("better than the best baseline banker's, but the 95% intervals overlap." if better
+               else f"**not better** than the best baseline banker's ({_label(c['best_baseline'], names)}).")
+            + " An equilibrium banker need not beat every heuristic's worst case; its exploitability is measured "
+            "exactly below where the rules are covered.",
+            "",
+        ]  # fmt: skip
     nc = report.get("nash_conv") or []
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
