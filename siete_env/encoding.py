@@ -222,7 +222,9 @@ class Layout:
             for j, col in enumerate(extra):
                 idx[target.card_entry(c, target.n * target.H + j)] = self.card_entry(c, col)
         for r, h in slots:
-            idx[target.hand(r, h) : target.hand(r, h) + HAND_FEATURES] = np.arange(self.hand(r, h), self.hand(r, h) + HAND_FEATURES)
+            idx[target.hand(r, h) : target.hand(r, h) + HAND_FEATURES] = np.arange(
+                self.hand(r, h), self.hand(r, h) + HAND_FEATURES
+            )
         idx[target.SEATS :] = np.arange(self.SEATS, self.size)
         return idx
 

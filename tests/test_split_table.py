@@ -19,7 +19,9 @@ NO_SPLITS = {"preset": "spanish", "max_splits": 0}
 def _network(layout, n_actions: int, seed: int) -> MLPPolicy:
     rng = np.random.default_rng(seed)
     sizes = [folded_size(layout), 32, n_actions]
-    return MLPPolicy([(rng.normal(0, 1, (b, a)), rng.normal(0, 1, b)) for a, b in zip(sizes[:-1], sizes[1:], strict=True)])
+    return MLPPolicy(
+        [(rng.normal(0, 1, (b, a)), rng.normal(0, 1, b)) for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+    )
 
 
 # punter: 10o, then 11c (a split is offered), then 3e; banker 5b, then 2o

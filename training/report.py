@@ -318,7 +318,11 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
     return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
 
 
-MILESTONES = (0.10, 0.03, 0.01)  # NashConv targets, chips per hand: make train's and long.yaml's (the stakes game), selfplay_long's (one stake)
+MILESTONES = (
+    0.10,
+    0.03,
+    0.01,
+)  # NashConv targets, chips per hand: make train's and long.yaml's (the stakes game), selfplay_long's (one stake)
 
 
 def milestones(nash_conv: float) -> str:
