@@ -221,7 +221,7 @@ def test_lists_yaml_files_and_cli_values_still_work(tmp_path):
 def test_train_set_rule_values_are_parsed_per_option(tmp_path):
     from training.config import load_config
 
-    cfg = yaml.safe_load((ROOT / "configs" / "train" / "default.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "configs" / "train" / "pools.yaml").read_text())
     cfg["rules"] = {"preset": "spanish", "max_splits": 0}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))

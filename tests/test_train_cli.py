@@ -397,10 +397,13 @@ COVERED = "{preset: spanish, bet_levels: [1], four_swap: 'off', max_splits: 0}"
     ],
 )
 def test_mixtures_need_the_exact_evaluator(overrides, allowed):
+    pools = ROOT / "configs" / "train" / "pools.yaml"  # the preset with splits, nothing exact asked
     with pytest.raises(ValueError) as err:
-        load_config(None, overrides)
+        load_config(pools, overrides)
     assert allowed in str(err.value) and "(top level)" in str(err.value)
-    assert load_config(None, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
+    assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
+    with pytest.raises(ValueError, match="need rules the exact evaluator covers"):  # the main config asks for both
+        load_config(None, ["rules=spanish"])
 
 
 def test_opponent_pool_with_snapshot_weights():
