@@ -114,13 +114,20 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     extra: dict[str, Any] = {}
     cls = MaskablePPO
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
+    if p.central_critic:  # the actor reads the learner's own features, the critic every seat's
+        from training.ppo import CentralCriticPolicy
+
+        policy = CentralCriticPolicy
+        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
     if p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
         from training.ppo import SelfPlayPPO
 
         n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
         cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
     return cls(
-        "MlpPolicy",
+        policy,
         venv,
         learning_rate=p.learning_rate,
         n_steps=p.n_steps,
@@ -132,7 +139,7 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
         ent_coef=p.ent_coef,
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
-        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tb,
         seed=seed,
         device="cpu",
@@ -154,7 +161,8 @@ def make_venv(cfg: TrainConfig, role: str, seed: int):
         from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
 
         tables = SeatVectorEnv(num_envs=cfg.n_envs, role=role, rules=cfg.rules, num_players=cfg.num_players,
-                               opponents=first, copunters=co, fold_suits="auto", seed=derive_seed(seed, 0))  # fmt: skip
+                               opponents=first, copunters=co, fold_suits="auto", seed=derive_seed(seed, 0),
+                               critic_view=getattr(cfg, role).ppo.central_critic)  # fmt: skip
         return VecMonitor(SB3VecEnv(tables))
     fns = [
         (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,

@@ -59,6 +59,11 @@ class PPOConfig(_Strict):
         description="normalise the advantages of stake decisions and of the other decisions separately "
         "(training.ppo.SelfPlayPPO)",
     )
+    central_critic: bool = Field(
+        False,
+        description="the critic also sees the other seats' observations (their hidden cards; the actor sees only "
+        "its own seat's): training.ppo.CentralCriticPolicy on the batched engine's critic_view (vec_env: batched)",
+    )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"
@@ -212,6 +217,13 @@ class TrainConfig(_Strict):
                 check_rules(self.rules, self.num_players)
             except ValueError as err:
                 raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _central_critic(self) -> TrainConfig:
+        for role in ("punter", "banker"):
+            if getattr(self, role).ppo.central_critic and self.vec_env != "batched":
+                raise ValueError(f"{role}.ppo.central_critic needs vec_env: batched (its critic_view observations)")
         return self
 
     @model_validator(mode="after")

@@ -17,6 +17,16 @@ The loss of a minibatch is MaskablePPO's, plus:
 Everything else (rollouts, masks, the value loss, the clipping, logging) is
 MaskablePPO's. A model saved by it loads with ``MaskablePPO.load`` too (the policy is
 the same ``MaskableActorCriticPolicy``).
+
+``CentralCriticPolicy`` (``<role>.ppo.central_critic``): a ``MaskableActorCriticPolicy``
+for the batched engine's ``critic_view`` observations (the learner's own, then every
+other seat's). The **actor reads only the learner's own features** (the first
+``actor_features``), so it plays from what its seat sees; the **critic reads them all**
+(e.g. the banker's critic sees the punter's hidden card). The critic is a baseline
+fitted to the returns of played hands, as any PPO critic; seeing the hidden cards removes
+their part of the variance from the actor's advantages (a centralised critic, as in
+MAPPO). The saved actor is an ordinary ``MlpPolicy`` actor (``agents.learned.MLPPolicy``
+reads it; its first layer has ``actor_features`` inputs).
 """
 
 from __future__ import annotations
@@ -25,12 +35,15 @@ import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.utils import explained_variance
+from torch import nn
 from torch.nn import functional as F
 
 from siete_env.game import FIXED_ACTIONS
 
-__all__ = ["SelfPlayPPO"]
+__all__ = ["CentralCriticPolicy", "SelfPlayPPO"]
 
 _FIRST_BET = len(FIXED_ACTIONS)  # build_actions puts the BET_* actions right after the fixed ones
 
@@ -122,3 +135,48 @@ class SelfPlayPPO(MaskablePPO):
         self.logger.record("train/explained_variance", explained_var)
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/clip_range", clip_range)
+
+
+class _Leading(BaseFeaturesExtractor):
+    """The first ``n`` features of a flat observation (the actor's: its seat's own view)."""
+
+    def __init__(self, observation_space: spaces.Box, n: int):
+        super().__init__(observation_space, n)
+        self.n = n
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        return observations.flatten(1)[:, : self.n]
+
+
+class CentralCriticPolicy(MaskableActorCriticPolicy):
+    """A masked actor-critic whose actor reads the first ``actor_features`` features of the
+    observation and whose critic reads all of them (see the module docstring)."""
+
+    def __init__(self, observation_space: spaces.Box, *args, actor_features: int, **kwargs):
+        size = int(np.prod(observation_space.shape))
+        if not 0 < actor_features <= size:
+            raise ValueError(f"actor_features must be in 1..{size} (the observation's size), got {actor_features}")
+        self.actor_features = int(actor_features)
+        kwargs["share_features_extractor"] = False
+        super().__init__(observation_space, *args, **kwargs)
+
+    def make_features_extractor(self) -> BaseFeaturesExtractor:
+        # SB3 makes the actor's extractor first, then the critic's (share_features_extractor=False)
+        if not hasattr(self, "_made_actor_extractor"):
+            self._made_actor_extractor = True
+            return _Leading(self.observation_space, self.actor_features)
+        return super().make_features_extractor()
+
+    def _build_mlp_extractor(self) -> None:
+        self.features_dim = self.vf_features_extractor.features_dim
+        super()._build_mlp_extractor()  # both nets sized for the whole observation ...
+        pi = self.mlp_extractor.policy_net
+        first = next((i for i, m in enumerate(pi) if isinstance(m, nn.Linear)), None)
+        if first is None:
+            raise ValueError("CentralCriticPolicy needs at least one actor layer (net_arch)")
+        pi[first] = nn.Linear(self.actor_features, pi[first].out_features)  # ... the actor's for its own part
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data["actor_features"] = self.actor_features
+        return data
