@@ -4,6 +4,7 @@
     python evaluate.py --punters ppo:runs/default-s0/punter.zip --bankers smart:6 --hands 500000
     python evaluate.py --run runs/default-s0            # re-make a training run's report
     python evaluate.py --rules italian --players 4 --punters threshold:5 --bankers banker:6
+    python evaluate.py --exploit banker --punters bold:5.5 --bankers banker:6 --budget 300
 
 Every punter spec plays every banker spec (the banker in seat 0, the punter spec in every
 other seat) for ``--hands`` hands on common decks (same ``--seed``); results are mean
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -82,6 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plots", type=Path, help="folder for the tournament plot (and --maps)")
     ap.add_argument("--maps", action="store_true", help="draw the agents' strategy maps (needs --plots)")
     ap.add_argument("--run", type=Path, help="re-make the report of a training run folder")
+    ap.add_argument(
+        "--exploit",
+        choices=("banker", "punter"),
+        help="learn a best response in this seat against the frozen --punters/--bankers spec (one each) and "
+        "report its gain over the frozen policy there, on fresh hands (training.exploit)",
+    )
+    ap.add_argument("--budget", type=float, default=300.0, help="with --exploit: training seconds (default 300)")
+    ap.add_argument("--steps", type=int, help="with --exploit: training env steps (instead of --budget)")
+    ap.add_argument("--position", type=int, default=1, help="with --exploit punter: the responder's punter seat")
+    ap.add_argument(
+        "--save", type=Path, help="with --exploit: where the responder is saved (default runs/exploit-<seat>.zip)"
+    )
     args = ap.parse_args(argv)
     try:
         if args.run:
@@ -110,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--exact and --solve are heads-up only: use --players 2")
         if args.solve:
             return _solve(args)
+        if args.exploit:
+            return _exploit(args)
+        for flag in ("steps", "save"):
+            if getattr(args, flag) is not None:
+                raise ValueError(f"--{flag} goes with --exploit")
         from siete_env import raw_env
 
         table = raw_env(num_players=args.players, rules=args.rules)
@@ -251,6 +270,51 @@ def _solve(args) -> int:
     if args.json:
         write_json(args.json, {"rules": sol.rules, "method": args.method, "iterations": sol.iterations, **r._asdict(),
                                "history": [dict(zip(("iteration", "seconds", "nash_conv"), h, strict=True)) for h in sol.history]})  # fmt: skip
+    return 0
+
+
+def _exploit(args) -> int:
+    from training.exploit import check_request, learned_best_response
+
+    if len(args.punters) != 1 or len(args.bankers) != 1:
+        raise ValueError(
+            f"--exploit plays against one frozen line-up: give one --punters spec and one --bankers spec "
+            f"(got {len(args.punters)} and {len(args.bankers)})"
+        )
+    if args.steps is not None and args.steps < 1:
+        raise ValueError(f"--steps must be at least 1, got {args.steps}")
+    if not args.budget > 0 or not math.isfinite(args.budget):
+        raise ValueError(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.hands < 2:
+        raise ValueError("--exploit needs at least 2 --hands (an interval)")
+    save = args.save or Path("runs") / f"exploit-{args.exploit}.zip"
+    if save.suffix != ".zip":
+        raise ValueError(f"--save {save}: a model file ends in .zip")
+    check_output_file(save, "--save", make_folder=True)
+    if args.json and args.json.resolve() == save.resolve():
+        raise ValueError("--json and --save name the same file")
+    check_request(args.exploit, args.punters[0], args.bankers[0], args.rules, args.players, args.position)
+    r = learned_best_response(
+        args.exploit, args.punters[0], args.bankers[0], rules=args.rules, num_players=args.players,
+        seconds=None if args.steps is not None else args.budget, steps=args.steps, hands=args.hands,
+        seed=args.seed, save=save, position=args.position,
+    )  # fmt: skip
+    who = f"{args.exploit} (seat {r.position})"
+    rows = [["line-up in the " + who, "mean chips per hand ± 95% CI"],
+            [f"frozen: {args.bankers[0] if args.exploit == 'banker' else args.punters[0]}",
+             f"{r.frozen['mean']:+.4f} ± {r.frozen['ci95']:.4f}"],
+            [f"learned best response ({r.train_steps:,} steps, {r.train_seconds:.0f} s)",
+             f"{r.learned['mean']:+.4f} ± {r.learned['ci95']:.4f}"],
+            ["gain (paired, same decks)", f"{r.gain['mean']:+.4f} ± {r.gain['ci95']:.4f}"]]  # fmt: skip
+    print_table(rows, title=f"learned best response, {r.hands:,} fresh hands ({args.rules}, {args.players} players)")
+    if r.exact:
+        x = r.exact
+        print(f"exact: the frozen policy's value {x['frozen_value']:+.6f}; the best response's "
+              f"{x['best_response_value']:+.6f} (gain {x['best_response_gain']:.6f}); the learned responder's "
+              f"{x['responder_value']:+.6f} (gain {x['responder_gain']:.6f}, {100 * x['share']:.1f}% of the exact gain)")  # fmt: skip
+    print(f"the learned gain is a lower bound on the {args.exploit}'s best-response gain; responder saved: {save}")
+    if args.json:
+        write_json(args.json, r.to_dict())
     return 0
 
 

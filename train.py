@@ -39,7 +39,8 @@ import numpy as np
 import yaml
 
 from agents.specs import AgentSpec
-from training.config import DEFAULT_CONFIG, OpponentsConfig, RoleConfig, TrainConfig, load_config
+from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config
+from training.learners import derive_seed, make_model, make_venv
 from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
 
 __all__ = [
@@ -98,79 +99,6 @@ def opponent_pool(
     for snap, w in zip(snaps, sw, strict=True):
         pool[snap] = pool.get(snap, 0.0) + float(rest * w / len(snaps))
     return {k: v for k, v in pool.items() if v > 0}
-
-
-def derive_seed(seed: int, *keys: int) -> int:
-    """A seed derived from ``(seed, *keys)`` (the run seed, then what it seeds)."""
-    return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
-
-
-def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
-    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    p = role_cfg.ppo
-    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    extra: dict[str, Any] = {}
-    cls = MaskablePPO
-    policy: Any = "MlpPolicy"
-    policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
-    if p.central_critic:  # the actor reads the learner's own features, the critic every seat's
-        from training.ppo import CentralCriticPolicy
-
-        policy = CentralCriticPolicy
-        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-    if p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
-        from training.ppo import SelfPlayPPO
-
-        n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
-        cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
-    return cls(
-        policy,
-        venv,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        policy_kwargs=policy_kwargs,
-        tensorboard_log=tb,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        **extra,
-    )
-
-
-def make_venv(cfg: TrainConfig, role: str, seed: int):
-    """A learner's ``n_envs`` environments (``cfg.vec_env``) against the baselines, monitored."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
-
-    from siete_env.gym_env import SeatEnv
-
-    first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
-    # at a larger table the punter learner's fellow punters are the punter heuristics
-    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
-    if cfg.vec_env == "batched":
-        from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
-
-        tables = SeatVectorEnv(num_envs=cfg.n_envs, role=role, rules=cfg.rules, num_players=cfg.num_players,
-                               opponents=first, copunters=co, fold_suits="auto", seed=derive_seed(seed, 0),
-                               critic_view=getattr(cfg, role).ppo.central_critic)  # fmt: skip
-        return VecMonitor(SB3VecEnv(tables))
-    fns = [
-        (lambda i=i: SeatEnv(role=role, rules=cfg.rules, num_players=cfg.num_players, opponents=first,
-                             copunters=co, fold_suits="auto", seed=derive_seed(seed, i)))
-        for i in range(cfg.n_envs)
-    ]  # fmt: skip
-    # VecMonitor: episode rewards and lengths in TensorBoard (rollout/ep_rew_mean)
-    return VecMonitor(DummyVecEnv(fns))
 
 
 def _learner(

@@ -127,6 +127,24 @@ def play_match(
     import time
 
     t0 = time.perf_counter()
+    chips, hpe, used, punter_specs = match_chips(banker, punters, rules, num_players, hands, seed, recorder, engine)
+    return _result(banker, punter_specs, rules, chips.shape[1], len(chips), hpe, seed, chips, t0, used)
+
+
+def match_chips(
+    banker: Any,
+    punters: Any,
+    rules: Any = "spanish",
+    num_players: int = 2,
+    hands: int = 200_000,
+    seed: int = 0,
+    recorder: Recorder | None = None,
+    engine: str = "auto",
+) -> tuple[np.ndarray, int, str, list[Any]]:
+    """``play_match``'s hands, unsummarised: ``(chips, hands_per_episode, engine,
+    punter_specs)`` with ``chips`` the ``(episodes, n)`` chips of each seat per episode.
+    Two calls with the same ``seed`` and ``engine`` deal the same decks, whoever plays
+    (paired comparisons: ``training.exploit``)."""
     e = raw_env(num_players=num_players, rules=rules)
     n = e.num_players
     punter_specs = [punters] * (n - 1) if isinstance(punters, str) or callable(punters) else list(punters)
@@ -149,8 +167,7 @@ def play_match(
             raise ValueError("a recorder needs engine='aec' (the batched engine does not call it)")
         from .batched_play import play_chips
 
-        chips = play_chips(agents, e.rules, n, episodes, seed, table_seed=table_seed)
-        return _result(banker, punter_specs, rules, n, episodes, hpe, seed, chips, t0, "batched")
+        return play_chips(agents, e.rules, n, episodes, seed, table_seed=table_seed), hpe, "batched", punter_specs
     over = int(Phase.OVER)
     for ep in range(episodes):
         e.reset(seed=table_seed if ep == 0 else None, options={"banker": 0})
@@ -162,7 +179,7 @@ def play_match(
                 recorder(s, obs, a)
             g.apply(a)
         chips[ep] = g.chips
-    return _result(banker, punter_specs, rules, n, episodes, hpe, seed, chips, t0, "aec")
+    return chips, hpe, "aec", punter_specs
 
 
 def _batched_plays(rules: Any, n: int) -> bool:
