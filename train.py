@@ -153,9 +153,9 @@ def _learner(
         msg = conn.recv()
         if msg is None:
             break
-        gen, pool = msg
+        gen, pool, copool = msg
         try:
-            venv.env_method("set_opponents", pool, co)
+            venv.env_method("set_opponents", pool, co if copool is None else copool)
             seed = derive_seed(cfg.seed, 3, gen, i)
             venv.seed(seed)
             model.set_random_seed(seed)
@@ -245,9 +245,14 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                     pools[role] = opponent_pool(
                         baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
                     )
-                    conns[role].send((gen, pools[role]))
+                    copool = None  # the fellow punters at a larger table: the baselines (the learner's default)
+                    if role == "punter" and cfg.num_players > 2 and o.copunters == "snapshots":
+                        own = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots("punter")]
+                        copool = opponent_pool(o.baseline_punters, own, o, None, cfg.punter.baseline_share)
+                        pools["punter's fellow punters"] = copool
+                    conns[role].send((gen, pools[role], copool))
                 t0 = time.perf_counter()
-                if len(pools) == len(ROLES):  # every pool of the generation is known now
+                if all(r in pools for r in ROLES):  # every pool of the generation is known now
                     state.pools.append(
                         {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
                     )

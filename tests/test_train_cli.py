@@ -91,6 +91,11 @@ def test_default_config_is_valid():
         ("rules=klingon", "rules", "allowed presets: spanish"),
         ("rules={preset: spanish, bogus: 1}", "rules", "allowed options"),
         ("punter=3", "punter", "RoleConfig"),
+        ("opponents.copunters=everyone", "opponents.copunters", "'baselines' or 'snapshots'"),
+        ("evaluation.exploit_seconds=-1", "evaluation.exploit_seconds", "greater than or equal to 0"),
+        ("evaluation.exploit_others=[{name: x, punter: bold:5.5}]", "evaluation.exploit_others", "exactly name"),
+        ("evaluation.exploit_others=[{name: x, punter: foo:1, banker: banker:6}]", "evaluation.exploit_others",
+         "unknown agent spec"),
     ],
 )
 def test_bad_config_names_the_key_and_what_is_allowed(override, key, allowed):
@@ -541,3 +546,35 @@ def test_self_play_ppo_normalises_advantages_per_kind_of_decision():
     model.group_advantages = False
     flat = model._normalise(adv, masks)
     assert flat[3:].abs().max() < 1.0 < flat[2]  # together: the small group is drowned
+
+
+def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
+    """configs/train/table4.yaml in miniature: the punters at the table share the learned
+    policy (copunters: snapshots), and the report measures both roles by learned best
+    responses; a line-up whose files are missing is reported, not fatal."""
+    cfg = yaml.safe_load((ROOT / "configs/train/table4.yaml").read_text())
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}
+    cfg.update(generations=2, n_envs=8)
+    for role in ("punter", "banker"):
+        cfg[role] = {"steps": 1024, "baseline_share": 0.1, "ppo": ppo}
+    cfg["evaluation"].update(hands=400, map_hands=200, exploit_seconds=2, exploit_hands=400, workers=1,
+                             exploit_others=[{"name": "gone", "punter": "ppo:nowhere.zip", "banker": "banker:6"}])  # fmt: skip
+    path = tmp_path / "t4.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run = tmp_path / "run"
+    r = _run("train.py", "--config", path, "--run-dir", run, timeout=400)
+    assert r.returncode == 0, r.stderr[-3000:]
+    state = json.loads((run / "state.json").read_text())
+    assert set(state["pools"][0]["punter's fellow punters"]) == {"random", "threshold:5", "bold:5.5"}  # generation 1
+    fellows = state["pools"][1]["punter's fellow punters"]
+    assert fellows["ppo:gen_001/punter.zip:sample"] == pytest.approx(0.9, abs=1e-4)
+    report = json.loads((run / "report.json").read_text())
+    rows = {(x["name"], x["seat"]): x for x in report["exploit"]}
+    assert set(rows) == {("final pair", "banker"), ("final pair", "punter"), ("gone", "banker"), ("gone", "punter")}
+    for seat in ("banker", "punter"):
+        x = rows["final pair", seat]
+        assert x["num_players"] == 4 and x["exact"] is None and x["hands"] == 400
+        assert x["gain"]["mean"] == pytest.approx(x["learned"]["mean"] - x["frozen"]["mean"], abs=1e-9)
+        assert "no model file" in rows["gone", seat]["error"]
+    md = (run / "report.md").read_text()
+    assert "Approximate exploitability (learned best responses)" in md and "not measured" in md

@@ -130,6 +130,12 @@ class OpponentsConfig(_Strict):
         "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
         "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
     )
+    copunters: Literal["baselines", "snapshots"] = Field(
+        "baselines",
+        description="at a table of three or more: the punter learner's fellow punters are the baseline punters, "
+        "or (snapshots) its own snapshots (baseline_share of them the baseline punters; the first generation "
+        "meets the baselines): every punter at the table then plays the learned policy",
+    )
 
     @field_validator("baseline_punters", "baseline_bankers")
     @classmethod
@@ -160,6 +166,18 @@ class EvaluationConfig(_Strict):
         "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
     )
     mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
+    exploit_seconds: float = Field(
+        0.0,
+        ge=0,
+        description="the report's approximate exploitability: a best response learned for this many seconds in "
+        "each seat (banker, punter) against the final policies (training.exploit; 0: none)",
+    )
+    exploit_hands: int = Field(100_000, ge=2, description="fresh hands measuring each learned best response's gain")
+    exploit_others: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="other line-ups measured the same way in the report, each {name, punter, banker} (agent "
+        "specs; e.g. the no-split run's final policies seated in the game with splits)",
+    )
 
     @field_validator("punters", "bankers")
     @classmethod
@@ -168,6 +186,18 @@ class EvaluationConfig(_Strict):
             raise ValueError("at least one baseline is needed")
         for s in v:
             check_spec(s)
+        return v
+
+    @field_validator("exploit_others")
+    @classmethod
+    def _others(cls, v: list[dict[str, str]]) -> list[dict[str, str]]:
+        for i, other in enumerate(v):
+            if set(other) != {"name", "punter", "banker"}:
+                raise ValueError(
+                    f"exploit_others[{i}]: give exactly name, punter and banker (agent specs), got {sorted(other)}"
+                )
+            for key in ("punter", "banker"):
+                AgentSpec.parse(other[key])  # the spelling; a file yet to be made is reported as missing then
         return v
 
 

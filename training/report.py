@@ -133,6 +133,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
     bar.close()
     wc = worst_cases(t, lp, lb)
     final_nc = _final_nash_conv(cfg, lp, lb)
+    exploit = _exploit(cfg, run_dir, lp, lb)
     eval_seconds = time.perf_counter() - t0
     steps = state.learn_steps
     secs = state.learn_seconds
@@ -157,6 +158,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "selected": state.selected or None,
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
         "final_nash_conv": final_nc,
+        "exploit": exploit,
         "reference": _reference(cfg),
         "wall_seconds": state.wall_seconds,
     }
@@ -276,6 +278,56 @@ def _final_nash_conv(cfg: TrainConfig, punter: str, banker: str) -> dict[str, fl
     table = raw_env(num_players=2, rules=cfg.rules)
     nc = solve.nash_conv(make_agent(punter, table), make_agent(banker, table), cfg.rules)
     return {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv}
+
+
+def _exploit(cfg: TrainConfig, run_dir: Path, punter: str, banker: str) -> list[dict[str, Any]] | None:
+    """Learned best responses in both seats against the final pair and the configured
+    other line-ups (``evaluation.exploit_seconds``; ``training.exploit``)."""
+    e = cfg.evaluation
+    if e.exploit_seconds <= 0:
+        return None
+    from training.exploit import exploit_lineups
+
+    lineups = [{"name": "final pair", "punter": punter, "banker": banker}, *e.exploit_others]
+    print(f"approximate exploitability: {2 * len(lineups)} best responses learned for {e.exploit_seconds:.0f} s each "
+          f"({e.workers} workers)")  # fmt: skip
+    return exploit_lineups(lineups, cfg.rules, cfg.num_players, e.exploit_seconds, e.exploit_hands, e.seed,
+                           run_dir / "exploit", e.workers)  # fmt: skip
+
+
+def exploit_markdown(rows: list[dict[str, Any]], seconds: float) -> list[str]:
+    """The report's section on learned best responses (a row per line-up and seat)."""
+    lines = [
+        "## Approximate exploitability (learned best responses)",
+        "",
+        f"For each line-up, a best response learned for {seconds:.0f} s (MaskablePPO, `training.exploit`) in "
+        "the banker's seat and in a punter's seat against the frozen policies in the other seats; its **gain** over "
+        "the frozen policy in that seat, on fresh hands dealt the same decks to both line-ups (paired, 95% CI). A "
+        "learned gain is a **lower bound** on that seat's best-response gain (docs/exploit.md).",
+        "",
+        "| line-up | seat | frozen policy's result | responder's result | **gain** | steps | exact best-response gain |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    sums: dict[str, float] = {}
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['name']} | {r['seat']} | not measured: {r['error']} | | | | |")
+            continue
+        x = r.get("exact")
+        exact = f"{x['best_response_gain']:.4f}" if x else "–"
+        f, g, d = r["frozen"], r["learned"], r["gain"]
+        lines.append(
+            f"| {r['name']} | {r['seat']} | {f['mean']:+.4f} ± {f['ci95']:.4f} | {g['mean']:+.4f} ± {g['ci95']:.4f} "
+            f"| **{d['mean']:+.4f} ± {d['ci95']:.4f}** | {r['train_steps']:,} | {exact} |"
+        )
+        sums[r["name"]] = sums.get(r["name"], 0.0) + max(d["mean"], 0.0)
+    lines += [
+        "",
+        "Both seats' gains together (negative gains counted as 0), a lower bound on NashConv-like "
+        "exploitability: " + "; ".join(f"{k} **{v:.4f}**" for k, v in sums.items()) + ".",
+        "",
+    ]
+    return lines
 
 
 def _reference(cfg: TrainConfig) -> dict[str, Any] | None:
@@ -400,6 +452,8 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
             "",
         ]  # fmt: skip
     nc = report.get("nash_conv") or []
+    if report.get("exploit"):
+        lines += exploit_markdown(report["exploit"], e.exploit_seconds)
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
                   "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
