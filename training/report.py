@@ -448,7 +448,7 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
             + ("better than the best baseline banker's, but the 95% intervals overlap." if better
                else f"**not better** than the best baseline banker's ({_label(c['best_baseline'], names)}).")
             + " An equilibrium banker need not beat every heuristic's worst case; its exploitability is measured "
-            "exactly below where the rules are covered.",
+            "below: exactly where the rules are covered, by learned best responses where the config asks for them.",
             "",
         ]  # fmt: skip
     nc = report.get("nash_conv") or []
