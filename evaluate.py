@@ -293,6 +293,10 @@ def _exploit(args) -> int:
     check_output_file(save, "--save", make_folder=True)
     if args.json and args.json.resolve() == save.resolve():
         raise ValueError("--json and --save name the same file")
+    for spec in (args.punters[0], args.bankers[0]):
+        path = AgentSpec.parse(spec).path
+        if path is not None and path.resolve() == save.resolve():
+            raise ValueError(f"--save {save}: that is the frozen policy's file ({spec}); save the responder elsewhere")
     check_request(args.exploit, args.punters[0], args.bankers[0], args.rules, args.players, args.position)
     r = learned_best_response(
         args.exploit, args.punters[0], args.bankers[0], rules=args.rules, num_players=args.players,
