@@ -94,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, help="with --exploit: training env steps (instead of --budget)")
     ap.add_argument("--position", type=int, default=1, help="with --exploit punter: the responder's punter seat")
     ap.add_argument(
+        "--warm-start",
+        action="store_true",
+        help="with --exploit: the responder starts from the frozen network it replaces (a ppo: spec of the same shape)",
+    )
+    ap.add_argument(
         "--save", type=Path, help="with --exploit: where the responder is saved (default runs/exploit-<seat>.zip)"
     )
     args = ap.parse_args(argv)
@@ -129,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         for flag in ("steps", "save"):
             if getattr(args, flag) is not None:
                 raise ValueError(f"--{flag} goes with --exploit")
+        if args.warm_start:
+            raise ValueError("--warm-start goes with --exploit")
         from siete_env import raw_env
 
         table = raw_env(num_players=args.players, rules=args.rules)
@@ -301,7 +308,7 @@ def _exploit(args) -> int:
     r = learned_best_response(
         args.exploit, args.punters[0], args.bankers[0], rules=args.rules, num_players=args.players,
         seconds=None if args.steps is not None else args.budget, steps=args.steps, hands=args.hands,
-        seed=args.seed, save=save, position=args.position,
+        seed=args.seed, save=save, position=args.position, warm_start=args.warm_start,
     )  # fmt: skip
     who = f"{args.exploit} (seat {r.position})"
     rows = [["line-up in the " + who, "mean chips per hand ± 95% CI"],
@@ -316,6 +323,8 @@ def _exploit(args) -> int:
         print(f"exact: the frozen policy's value {x['frozen_value']:+.6f}; the best response's "
               f"{x['best_response_value']:+.6f} (gain {x['best_response_gain']:.6f}); the learned responder's "
               f"{x['responder_value']:+.6f} (gain {x['responder_gain']:.6f}, {100 * x['share']:.1f}% of the exact gain)")  # fmt: skip
+    if r.started_from:
+        print(f"the responder started from the frozen network {r.started_from} (--warm-start)")
     print(f"the learned gain is a lower bound on the {args.exploit}'s best-response gain; responder saved: {save}")
     if args.json:
         write_json(args.json, r.to_dict())

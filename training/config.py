@@ -173,6 +173,11 @@ class EvaluationConfig(_Strict):
         "each seat (banker, punter) against the final policies (training.exploit; 0: none)",
     )
     exploit_hands: int = Field(100_000, ge=2, description="fresh hands measuring each learned best response's gain")
+    exploit_warm_start: bool = Field(
+        False,
+        description="each responder starts from the frozen network it replaces, where it is one of the same shape "
+        "(training.exploit)",
+    )
     exploit_others: list[dict[str, str]] = Field(
         default_factory=list,
         description="other line-ups measured the same way in the report, each {name, punter, banker} (agent "

@@ -292,7 +292,7 @@ def _exploit(cfg: TrainConfig, run_dir: Path, punter: str, banker: str) -> list[
     print(f"approximate exploitability: {2 * len(lineups)} best responses learned for {e.exploit_seconds:.0f} s each "
           f"({e.workers} workers)")  # fmt: skip
     return exploit_lineups(lineups, cfg.rules, cfg.num_players, e.exploit_seconds, e.exploit_hands, e.seed,
-                           run_dir / "exploit", e.workers)  # fmt: skip
+                           run_dir / "exploit", e.workers, e.exploit_warm_start)  # fmt: skip
 
 
 def exploit_markdown(rows: list[dict[str, Any]], seconds: float) -> list[str]:
@@ -315,9 +315,10 @@ def exploit_markdown(rows: list[dict[str, Any]], seconds: float) -> list[str]:
             continue
         x = r.get("exact")
         exact = f"{x['best_response_gain']:.4f}" if x else "–"
+        warm = " (warm start)" if r.get("started_from") else ""
         f, g, d = r["frozen"], r["learned"], r["gain"]
         lines.append(
-            f"| {r['name']} | {r['seat']} | {f['mean']:+.4f} ± {f['ci95']:.4f} | {g['mean']:+.4f} ± {g['ci95']:.4f} "
+            f"| {r['name']} | {r['seat']}{warm} | {f['mean']:+.4f} ± {f['ci95']:.4f} | {g['mean']:+.4f} ± {g['ci95']:.4f} "
             f"| **{d['mean']:+.4f} ± {d['ci95']:.4f}** | {r['train_steps']:,} | {exact} |"
         )
         sums[r["name"]] = sums.get(r["name"], 0.0) + max(d["mean"], 0.0)
