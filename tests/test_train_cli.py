@@ -94,8 +94,11 @@ def test_default_config_is_valid():
         ("opponents.copunters=everyone", "opponents.copunters", "'baselines' or 'snapshots'"),
         ("evaluation.exploit_seconds=-1", "evaluation.exploit_seconds", "greater than or equal to 0"),
         ("evaluation.exploit_others=[{name: x, punter: bold:5.5}]", "evaluation.exploit_others", "exactly name"),
-        ("evaluation.exploit_others=[{name: x, punter: foo:1, banker: banker:6}]", "evaluation.exploit_others",
-         "unknown agent spec"),
+        (
+            "evaluation.exploit_others=[{name: x, punter: foo:1, banker: banker:6}]",
+            "evaluation.exploit_others",
+            "unknown agent spec",
+        ),
     ],
 )
 def test_bad_config_names_the_key_and_what_is_allowed(override, key, allowed):
