@@ -18,11 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
-import yaml  # noqa: E402
 
 from agents.specs import make_agent  # noqa: E402
 from siete_env import raw_env, solve  # noqa: E402
-from training.config import TrainConfig  # noqa: E402
+from training.config import load_config  # noqa: E402
 from training.learners import make_model, make_venv  # noqa: E402
 
 
@@ -32,15 +31,7 @@ def main() -> int:
         return 2
     torch.set_num_threads(1)
     role, opp, steps, every, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
-    data = yaml.safe_load(open("configs/train/default.yaml"))
-    for kv in sys.argv[6:]:
-        key, value = kv.split("=", 1)
-        d = data
-        *path, last = key.split(".")
-        for k in path:
-            d = d[k]
-        d[last] = yaml.safe_load(value)
-    cfg = TrainConfig(**data)
+    cfg = load_config(None, sys.argv[6:])  # configs/train/default.yaml, with the overrides
     out.mkdir(parents=True, exist_ok=True)
     venv = make_venv(cfg, role, 1)
     venv.env_method("set_opponents", {opp: 1.0}, None)
