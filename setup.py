@@ -37,7 +37,13 @@ if os.environ.get("SIETE_PURE_PYTHON") != "1":
         # numpy) are typed Any instead of analysed; the compiled steps run as fast (measured
         # within 5%) and the build takes seconds instead of minutes (mypy over numpy/pydantic).
         ext_modules = mypycify(
-            ["--follow-imports=skip", "--ignore-missing-imports", "siete_env/game.py", "siete_env/encoding.py"],
+            [
+                "--follow-imports=skip",
+                "--ignore-missing-imports",
+                "siete_env/game.py",
+                "siete_env/encoding.py",
+                "siete_env/settle.py",
+            ],
             opt_level="3",
         )
     except BaseException as e:  # noqa: BLE001  (mypyc exits on a type error)

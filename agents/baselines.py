@@ -176,12 +176,16 @@ class ThresholdPunter(_Deterministic):
             return self.bet(o, mask)
         if ph == Phase.SPLIT:
             return KEEP
-        if v.my_total(o) >= self.threshold or not mask[HIT_UP]:
+        if self.stands(v.my_total(o)) or not mask[HIT_UP]:
             return STAND
         hidden = v.my_hidden_value(o)
         if hidden is not None and hidden < 4 and mask[HIT_DOWN]:
             return HIT_DOWN
         return HIT_UP
+
+    def stands(self, total: Any) -> Any:
+        """Whether a punter total (points; an array for a batch) stands."""
+        return total >= self.threshold
 
     def bet(self, o: np.ndarray, mask: np.ndarray) -> int:
         """The lowest stake (a mandatory swap when that is the only move)."""
@@ -203,7 +207,7 @@ class ThresholdPunter(_Deterministic):
         # draw (and any phase not named below)
         hidden = v.my_hidden_values(observations, hands)
         down = (hidden < 4) & can_down  # (NaN: no face-down card)
-        act = np.where((mine >= self.threshold) | ~can_hit, STAND, np.where(down, HIT_DOWN, HIT_UP))
+        act = np.where(self.stands(mine) | ~can_hit, STAND, np.where(down, HIT_DOWN, HIT_UP))
         bank = phase == Phase.BANKER
         if bank.any():
             want = self.hits_batch(observations[bank], mine[bank])
@@ -328,3 +332,29 @@ class BoldPunter(ThresholdPunter):
         strong = np.isin(mine, self.STRONG)
         out = np.where(legal.any(1) & strong, highest, super().bets(observations, masks, mine))
         return np.where(masks[:, SWAP_FOUR] != 0, SWAP_FOUR, out)
+
+
+class QuattroPlayer(ThresholdPunter):
+    """Quattro e mezzo (``scoring: points``): stands on 4½, the best hand, and on ``T`` or
+    more (drawing on 5, the weakest hand, and on 5½ .. below ``T``); hides nothing it need
+    not (the face-down rule of ``threshold:T``). The banker plays the same way (every tie
+    is its own)."""
+
+    native_kind = "quattro"
+    BEST = 4.5  # quattro e mezzo's best hand
+
+    def __init__(self, env, threshold: float = 6.0):
+        super().__init__(env, threshold)
+
+    def stands(self, total: Any) -> Any:
+        return (total >= self.threshold) | (total == self.BEST)
+
+    @property
+    def banker_threshold(self) -> float:  # type: ignore[override]
+        return self.threshold
+
+    def hits(self, o: np.ndarray) -> bool:
+        return not self.stands(self.view.my_total(o))
+
+    def hits_batch(self, observations: np.ndarray, mine: np.ndarray) -> np.ndarray:
+        return ~self.stands(mine)

@@ -10,6 +10,7 @@ views' ``opponents``):
 | ``banker:B`` | banker: hits below B, ignoring the punters (as punter: ``threshold:B``) |
 | ``smart:B`` | banker: hits below B, or while it would lose as it stands to a hand it can still beat (``SmartBanker``) |
 | ``bold:T`` | punter: swaps every 4, top stake on a 7 or a figure, then ``threshold:T`` |
+| ``quattro:T`` | quattro e mezzo (points game), either seat: stands on 4½ (the best hand) and on T or more |
 | ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action) |
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
@@ -32,13 +33,16 @@ from typing import Any
 
 from siete_env.opponents import policy_probs, register_resolver
 
-from .baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, ThresholdPunter
+from .baselines import BankerThreshold, BoldPunter, QuattroPlayer, RandomAgent, SmartBanker, ThresholdPunter
 
 SPEC_HELP = (
-    "agent specs: random, threshold:T, banker:B, smart:B, bold:T (T, B totals such as 5.5), "
+    "agent specs: random, threshold:T, banker:B, smart:B, bold:T, quattro:T (T, B totals such as 5.5), "
     "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz, rllib:CHECKPOINT[:sample]"
 )
-_THRESHOLDS = {"threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter}
+_THRESHOLDS = {
+    "threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter,
+    "quattro": QuattroPlayer,
+}  # fmt: skip
 _TABLES = ("cfr", "table")
 _LEARNED = ("ppo", "rllib")  # a model path, greedy or ``:sample``
 

@@ -14,8 +14,8 @@ from .rules import PRESETS, Rules, resolve_rules
 __version__ = "0.1.0"
 COMPILED = not _game.__file__.endswith(".py")
 """Whether the engine runs compiled (mypyc, built at install) or as pure Python."""
-register_envs()  # gymnasium ids SieteYMedia-Punter-v0 and SieteYMedia-Banker-v0
-register_pettingzoo()  # pettingzoo id SieteYMedia-v0 (PettingZoo 1.27+)
+register_envs()  # gymnasium ids SieteYMedia-{Punter,Banker}-v0, QuattroEMezzo-{Punter,Banker}-v0
+register_pettingzoo()  # pettingzoo ids SieteYMedia-v0, QuattroEMezzo-v0 (PettingZoo 1.27+)
 __all__ = [
     "COMPILED",
     "PETTINGZOO_ID",

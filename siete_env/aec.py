@@ -318,9 +318,10 @@ class raw_env(AECEnv):
         if g.payments:
             paid = set()  # seats whose chips moved: their infos are refreshed below
             for frm, to, amount in g.payments:
-                rewards[names[frm]] -= amount
+                if frm >= 0:  # -1: points scored (from no seat)
+                    rewards[names[frm]] -= amount
+                    paid.add(frm)
                 rewards[names[to]] += amount
-                paid.add(frm)
                 paid.add(to)
             g.payments.clear()
             self._rewarded = True

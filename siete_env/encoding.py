@@ -254,7 +254,7 @@ class Encoder:
         self.game = game
         n, H = game.n, game.hands_per_seat
         shoe = game.rules.reshuffle == "when_exhausted"
-        L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_per_episode, shoe)
+        L = self.layout = Layout(n, H, game.rules.bet_levels[-1], game.rules.hands_bound(), shoe)
         D = L.size
         self._seen = L.column(CardColumn.SEEN_IN_SHOE) if shoe else -1
         self._wild = game.wild
@@ -396,8 +396,9 @@ class Encoder:
                 hb = hand[k]
                 f[hb + FACE_DOWN] = 0.0
                 self._show(f, c, k, hb)
-            elif code == EV_PAY:  # (from, to, amount)
-                f[seat[ev[1]] + CHIPS] -= ev[3]
+            elif code == EV_PAY:  # (from, to, amount); from -1: points scored
+                if ev[1] >= 0:
+                    f[seat[ev[1]] + CHIPS] -= ev[3]
                 f[seat[ev[2]] + CHIPS] += ev[3]
             elif code == EV_NEW_HAND:  # (banker, hands_done, chips, cards_left, seen_in_shoe, seats_out)
                 _, b, done, chips, left, seen, out = ev

@@ -9,15 +9,18 @@ the preset (combinations the ``Rules`` model or the table size refuse are skippe
 action is drawn uniformly from the legal ones and given as an ``int``, a numpy integer or
 a 0-d array. After every step it checks:
 
-- the step's rewards sum to zero; each agent's rewards so far add up to its seat's chips
-  (``Game.chips``), the chips sum to zero, and ``infos[agent]["chips"]`` agrees;
+- the banking game: the step's rewards sum to zero; the points game (``scoring: points``):
+  every reward is a score of the points table (none is negative); each agent's rewards so
+  far add up to its seat's chips or points (``Game.chips``), the chips sum to zero (the
+  points are never negative), and ``infos[agent]["chips"]`` agrees;
 - every live agent's observation is inside ``observation_space`` (only the acting agent
   has a non-zero mask) and ``state()`` inside ``state_space`` (finite);
 - the acting agent's mask lists exactly ``infos[agent]["legal_actions"]`` (names, in
   action-id order), and is never empty; the others' ``legal_actions`` are empty;
 - the cards are conserved (``Game.all_cards()`` is a permutation of the rules' deck);
 - the episode terminates (all agents together, within a step bound), with its hands
-  played or fewer than two seats able to play, and every agent leaves by dead steps.
+  played (a points game to ``target_score``: a seat reached it), fewer than two seats
+  able to play, or an ``instant_win``, and every agent leaves by dead steps.
 
 It prints hands, steps and violations per preset, then the first violations with what
 reproduces each one (``check_episode(rules, players, api, seed)``), and exits with 1 if
@@ -43,7 +46,8 @@ from .aec import env as make_env
 from .aec import raw_env
 from .game import Phase
 from .processes import die_with_parent
-from .rules import PRESETS, check_table, resolve_rules
+from .rules import PRESETS, check_table, fit_overrides, resolve_rules
+from .settle import RuleFacts
 
 APIS = ("env", "raw_env")
 HANDS_PER_CONFIG = 40  # hands played with one (rules, players, api) before the next draw
@@ -85,6 +89,18 @@ RULE_CHOICES: dict[str, list[Any]] = {
     "side_bet_stake": [1, 3],
     "hands_per_episode": [1, 2, 3, 6],
     "starting_chips": [None, 1, 3, 10, 30],
+}
+# The points game's own options (``random_rules`` on a points preset; the banking game's
+# options above that it does not play are left out: ``rules.fit_overrides``).
+POINTS_CHOICES: dict[str, list[Any]] = {
+    "play_to_target": [False, True],
+    "target_score": [3, 10, 50],
+    "more_cards_win_ties": [False, True],
+    "points_otherwise": [0, 1, 2],
+    "double_rank": [None, 6, 3],
+    "upset": [None, [5, 4.5], [7, 7.5]],
+    "bank_passes": ["winner", "never"],
+    "instant_win": [None, [4.5, 9], [4.5, 3]],
 }
 
 
@@ -167,7 +183,11 @@ def _play(e: Any, seed: int) -> int:
     state_space = raw.state_space
     rng = np.random.default_rng([seed, 1])
     totals = [0] * n
-    bound = 200 * n * raw.rules.hands_per_episode + 50
+    facts = RuleFacts(raw.rules)
+    points = facts.points_game
+    scores = {row.points for row in facts.table} | {facts.otherwise}
+    hands = 20 * facts.target if facts.to_target else raw.rules.hands_per_episode
+    bound = 200 * n * hands + 50
     steps = 0
 
     def broken(msg: str) -> _Broken:
@@ -177,7 +197,9 @@ def _play(e: Any, seed: int) -> int:
         if sorted(g.all_cards()) != deck:
             raise broken("cards not conserved: Game.all_cards() is not a permutation of the deck")
         chips = list(g.chips)
-        if sum(chips) != 0:
+        if points and min(chips) < 0:
+            raise broken(f"negative points: {chips}")
+        if not points and sum(chips) != 0:
             raise broken(f"chips do not sum to zero: {chips}")
         if totals != chips:
             raise broken(f"rewards so far {totals} differ from the chips {chips}")
@@ -225,7 +247,10 @@ def _play(e: Any, seed: int) -> int:
         e.step(_action(int(legal[rng.integers(len(legal))]), rng))
         steps += 1
         rewards = e.rewards
-        if sum(rewards.values()) != 0:
+        if points:
+            if any(r and r not in scores and g.instant < 0 for r in rewards.values()):
+                raise broken(f"a step's rewards {rewards} are not scores of the points table {sorted(scores)}")
+        elif sum(rewards.values()) != 0:
             raise broken(f"the step's rewards sum to {sum(rewards.values())}, not 0: {rewards}")
         for a, r in rewards.items():
             totals[seat_of[a]] += r
@@ -234,6 +259,10 @@ def _play(e: Any, seed: int) -> int:
             raise broken(f"no termination after {bound} steps")
     if raw.game.phase != Phase.OVER:
         raise broken("every agent left but the game is not over")
+    if points and (g.instant >= 0 or (facts.to_target and max(g.chips) >= facts.target)):
+        return steps  # a game won
+    if facts.to_target:
+        raise broken(f"the game ended with {g.chips} points, none at the target {facts.target}")
     if g.hand_no != raw.rules.hands_per_episode and sum(g.active(s) for s in range(n)) >= 2:
         raise broken(f"the episode ended after {g.hand_no} of {raw.rules.hands_per_episode} hands")
     return steps
@@ -243,7 +272,10 @@ def random_rules(preset: str, rng: np.random.Generator, num_players: int) -> dic
     """A random combination of rule options on ``preset`` (each option drawn with
     probability 0.3), or None if the ``Rules`` model or the table size refuse it."""
     spec: dict[str, Any] = {"preset": preset}
-    for name, values in RULE_CHOICES.items():
+    choices = RULE_CHOICES
+    if PRESETS[preset].get("scoring") == "points":
+        choices = {**fit_overrides(preset, RULE_CHOICES), **POINTS_CHOICES}
+    for name, values in choices.items():
         if rng.random() < 0.3:
             spec[name] = values[int(rng.integers(len(values)))]
     try:

@@ -17,8 +17,21 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
-from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SEVEN_HALF, SUIT, VALUE2, parse_card
+from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SUIT, VALUE2
 from .rules import Rules
+from .settle import (
+    Payouts,
+    RuleFacts,
+    Shown,
+    best_total,
+    hand_points,
+    hand_winners,
+    is_double,
+    is_instant_win,
+    is_reale,
+    takes_bank,
+    tie_card_value,
+)
 
 _HIDDEN_IDS = tuple(c + "*" for c in CARD_IDS)
 
@@ -121,33 +134,6 @@ def swap_return_position(pos: int, deck_size: int) -> int:
     return pos + (deck_size - pos) // 2
 
 
-class Payouts:
-    """Settlement multipliers from the rules: what a standing punter hand wins, in stakes
-    (negative: what it loses), against the banker's total (``7½`` = ``SEVEN_HALF``; above
-    it the banker is bust). Reale scoring applies when ``rules.reale_pays`` is set."""
-
-    def __init__(self, rules: Rules) -> None:
-        self.seven_half: int = rules.seven_half_pays
-        self.banker_seven_half: int = rules.banker_seven_half_collects
-        self.both_seven_half: int = rules.both_seven_half_collects
-        self.reale: int = rules.reale_pays if rules.reale_pays is not None else 1
-        self.banker_reale: int = rules.banker_reale_collects
-        self.both_reale: int = rules.both_reale_collects
-
-    def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
-        """A standing punter total ``punter`` (half points, at most 7½) against the
-        banker's ``banker``: ties and lower totals lose one stake."""
-        if banker == SEVEN_HALF:
-            if banker_reale:
-                return -(self.both_reale if punter_reale else self.banker_reale)
-            return -(self.both_seven_half if punter == SEVEN_HALF else self.banker_seven_half)
-        if banker > SEVEN_HALF or punter > banker:
-            if punter_reale:
-                return self.reale
-            return self.seven_half if punter == SEVEN_HALF else 1
-        return -1
-
-
 def build_actions(rules: Rules, num_players: int = 2) -> tuple[ActionDef, ...]:
     """The flat action table for these rules; the index of an action is its id."""
     acts = list(FIXED_ACTIONS)
@@ -218,6 +204,7 @@ class Game:
         "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
         "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
+        "facts", "_limit", "_min", "_points", "double", "instant",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, num_players: int, shuffle: Callable[..., Sequence[int]]):
@@ -241,7 +228,13 @@ class Game:
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
         self._reveal75 = rules.reveal_seven_half
-        self.wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1  # its card, or -1
+        facts = self.facts = RuleFacts(rules)  # the settlement facts (settle.py), half points
+        self._limit = facts.limit  # over it a hand is bust; at it a hand stands
+        self._min = facts.min_stand  # no hand stands below it while a card can be drawn
+        self._points = facts.points_game  # all against all for points (no stakes)
+        self.double: list[bool] = []  # points game, per slot: a double (double_rank)
+        self.instant = -1  # points game: the slot that won the game at once (instant_win)
+        self.wild = facts.wild  # its card, or -1
         self._shoe = rules.reshuffle == "when_exhausted"
         self._reale = rules.reale_pays is not None
         self.discards: list[int] = []  # shoe mode: cards of finished hands
@@ -335,6 +328,9 @@ class Game:
             self.more_hidden = [[] for _ in range(slots)]
         if self.rules.triplee:
             self.triple = [False] * slots
+        if self._points:
+            self.double = [False] * slots
+            self.instant = -1
         if self._fusil_id >= 0 or self._canto:
             self.announced = [False] * n
             self.blind = [-1] * slots
@@ -451,28 +447,12 @@ class Game:
 
     def hand_total(self, cards: Sequence[int], adjust: int = 0) -> int:
         """Total in half points (``adjust`` added to the cards' sum: -1 for an ace declared
-        ½); the wild card counts what gives the best total <= 7½ (alone it counts ½)."""
-        wild = self.wild
-        base = sum(VALUE2[c] for c in cards if c != wild) + adjust
-        if wild < 0 or wild not in cards:
-            return base
-        if len(cards) == 1:
-            return 1
-        for w in (14, 12, 10, 8, 6, 4, 2, 1):
-            if base + w <= SEVEN_HALF:
-                return base + w
-        return base + 1
+        ½); the wild card takes its best value (``settle.best_total``)."""
+        return best_total(cards, self.facts, adjust)
 
     def is_reale(self, k: int) -> bool:
-        """Sette e mezzo reale: 7½ with two cards of one suit, a 7 (or the wild card) and a
-        figure."""
-        cards = self.cards[k]
-        if len(cards) != 2 or self.total[k] != SEVEN_HALF:
-            return False
-        a, b = cards
-        if SUIT[a] != SUIT[b]:
-            return False
-        return any((RANK[x] == 7 or x == self.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
+        """Sette e mezzo reale (``settle.is_reale``)."""
+        return is_reale(self.cards[k], self.total[k], self.facts)
 
     def _reveal(self, s: int, h: int) -> None:
         k = s * self.H + h
@@ -517,7 +497,9 @@ class Game:
         self._ev_seat, self._ev_phase = seat, phase
 
     def _pay(self, frm: int, to: int, amount: int) -> None:
-        self.chips[frm] -= amount
+        """Chips from ``frm`` to ``to``; ``frm = -1``: points scored (from no seat)."""
+        if frm >= 0:
+            self.chips[frm] -= amount
         self.chips[to] += amount
         self.events.append((EV_PAY, frm, to, amount))
         self.payments.append((frm, to, amount))
@@ -549,7 +531,12 @@ class Game:
     def _begin_hand(self, s: int, h: int) -> None:
         self.seat, self.hand = s, h
         self._set_status(s, h, _PLAYING)
-        self._turn(s, _BETP)
+        if self._points:  # no stakes: the hand starts drawing
+            self.first_decision = True
+            self.raised = False
+            self._turn(s, _DRAWP)
+        else:
+            self._turn(s, _BETP)
 
     def _end_punter_hand(self) -> None:
         s, h = self.seat, self.hand
@@ -559,8 +546,8 @@ class Game:
 
     def _banker_turn(self) -> None:
         b, H, status = self.banker, self.H, self.status
-        if all(status[s * H + h] == _BUST for s in self.order for h in range(self.nhands[s])):
-            return self._settle()
+        if not self._points and all(status[s * H + h] == _BUST for s in self.order for h in range(self.nhands[s])):
+            return self._settle()  # the banking game: nothing left to play for
         self.seat, self.hand = b, 0
         self._reveal(b, 0)
         self._set_status(b, 0, _PLAYING)
@@ -586,7 +573,8 @@ class Game:
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
             down_only = bool(self.ace_half) and self.ace_half[k]
-            key = (ph, can_draw, raise_from, shoot, cap, down_only)
+            low = can_draw and self.total[k] < self._min  # below min_stand: it must draw
+            key = (ph, can_draw, raise_from, shoot, cap, down_only, low)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -598,8 +586,8 @@ class Game:
             key = (ph, swap, burn, cap, ace)
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
-            chase = self._chase and t < SEVEN_HALF and any(self.announced)
-            key = (ph, can_draw, self._forced_banker and t < FORCED_BANKER_STANDS_AT, chase)
+            chase = self._chase and t < self._limit and any(self.announced)
+            key = (ph, can_draw, self._forced_banker and t < FORCED_BANKER_STANDS_AT, chase or t < self._min)
         elif ph == _SIDEP:
             s = self.seat
             can = self._start_chips is None or self.budget(s) >= self.rules.side_bet_stake
@@ -618,9 +606,9 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot, cap, down_only = key
+            _, can_draw, raise_from, shoot, cap, down_only, low = key
             draws = [HIT_DOWN] if down_only else ([HIT_UP, HIT_DOWN] if self._draw_down else [HIT_UP])
-            acts = [STAND] + (draws if can_draw else [])
+            acts = ([] if low else [STAND]) + (draws if can_draw else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
@@ -709,12 +697,14 @@ class Game:
                 self._set_status(s, 0, _STOOD)
                 self._settle()
             else:
+                k = s * self.H
+                was_single = len(self.cards[k]) == 1
                 self._give(s, 0, True)
-                t = self.total[s * self.H]
-                if t > SEVEN_HALF:
+                t = self.total[k]
+                if t > self._limit and not (self._points and was_single and self._made_double(k)):
                     self._set_status(s, 0, _BUST)
                     self._settle()
-                elif t == SEVEN_HALF:
+                elif t == self._limit or (self._points and (self.double[k] or self._made_instant(k))):
                     self._set_status(s, 0, _STOOD)
                     self._settle()
 
@@ -727,6 +717,11 @@ class Game:
         c = self._give(s, h, face_up)
         self.first_decision = False
         self.raised = False
+        if self._points and was_single and self._made_double(k):  # declared: shown, it stands
+            self._reveal(s, h)
+            self._set_status(s, h, _STOOD)
+            self._end_punter_hand()
+            return
         if self.triple and was_single and self._is_triplee(cards):
             self._reveal(s, h)  # a triplèe is shown and stands
             self.triple[k] = True
@@ -748,18 +743,39 @@ class Game:
         """After a card joins a punter hand: over 7½ it busts and pays, at 7½ it stands."""
         k = s * self.H + h
         t = self.total[k]
-        if t > SEVEN_HALF:
+        if t > self._limit:
             self._reveal(s, h)  # a bust hand is shown
             self._set_status(s, h, _BUST)
-            self._result(s, h, -1)
+            if not self._points:
+                self._result(s, h, -1)
             self._end_punter_hand()
-        elif t == SEVEN_HALF:
-            if self._reveal75:
+        elif self._points and self._made_instant(k):  # it wins the game at once
+            self._reveal(s, h)
+            self._set_status(s, h, _STOOD)
+            self._settle()
+        elif t == self._limit:
+            if self._reveal75 or t in self.facts.declare:
                 self._reveal(s, h)
             if self._canto and not any(self.announced):
                 self._announce(s)
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
+        elif t in self.facts.declare:  # declared (shown); it may go on drawing
+            self._reveal(s, h)
+
+    def _made_double(self, k: int) -> bool:
+        """Points game: the slot's first two cards make a double (``settle.is_double``)."""
+        if is_double(self.cards[k], self.facts):
+            self.double[k] = True
+            return True
+        return False
+
+    def _made_instant(self, k: int) -> bool:
+        """Points game: the slot's hand wins the game at once (``settle.is_instant_win``)."""
+        if is_instant_win(self.cards[k], self.total[k], self.facts):
+            self.instant = k
+            return True
+        return False
 
     def balance(self, s: int) -> int:
         """Chips a seat holds (``starting_chips`` + its net result); unlimited without it."""
@@ -845,11 +861,13 @@ class Game:
 
     # ------------------------------------------------------------------ settlement
     def _settle(self) -> None:
+        if self._points:
+            return self._settle_points()
         b, H = self.banker, self.H
         B = self.total[b * H]
         reale = self._reale
         pay = self.payouts
-        banker_reale = reale and B == SEVEN_HALF and self.is_reale(b * H)
+        banker_reale = reale and B == self._limit and self.is_reale(b * H)
         best_reale = -1  # the best punter reale (suit index; oros = 0 is best) and its seat
         for s in self.order:
             for h in range(self.nhands[s]):
@@ -867,23 +885,59 @@ class Game:
                     self._public.append(c)
                     self.events.append((EV_REVEAL, c, s, h))
                     P = self.total[k] = self._slot_total(k)
-                    if P > SEVEN_HALF:
+                    if P > self._limit:
                         self._set_status(s, h, _BUST)
                         self._result(s, h, -1)
-                    elif B == SEVEN_HALF:
+                    elif B == self._limit:
                         self._result(s, h, -pay.both_seven_half)
                     else:
                         self._result(s, h, self.rules.fusilar_pays)
                     continue
-                p_reale = reale and P == SEVEN_HALF and self.is_reale(k)
+                p_reale = reale and P == self._limit and self.is_reale(k)
                 if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
                     best_reale = k
                 self._result(s, h, pay.multiplier(P, B, p_reale, banker_reale))
         self._pass_bank(B, banker_reale, best_reale)
+        self._next_hand()
+
+    def _settle_points(self) -> None:
+        """The points game (``scoring: points``): every standing hand is shown; the best of
+        the table scores (``settle.hand_winners``, ``settle.hand_points``); a winner may take
+        the bank (``settle.takes_bank``), a full tie for it going to the higher of one more
+        card dealt to each (again while they tie; the first in turn order if the deck runs
+        out); an ``instant_win`` hand wins the game at once."""
+        H, b, facts = self.H, self.banker, self.facts
+        seats = [*self.order, b]
+        hands = []
+        for s in seats:
+            k = s * H
+            standing = self.status[k] == _STOOD
+            if standing:
+                self._reveal(s, 0)  # showdown
+            cards = self.cards[k]
+            hands.append(Shown(s, self.total[k], len(cards), self.wild in cards, self.double[k], standing))
+        if self.instant >= 0:
+            w = self.instant // H
+            hand = hands[seats.index(w)]
+            self._pay(-1, w, max(hand_points(hand, facts), facts.target - self.chips[w]))
+            self._turn(-1, _OVERP)
+            return
+        winners, upset = hand_winners(hands, len(seats) - 1, facts)
+        for i in winners:
+            self._pay(-1, seats[i], hand_points(hands[i], facts))
+        if winners and takes_bank(hands[winners[0]], upset, facts):
+            tied = [seats[i] for i in winners]
+            while len(tied) > 1 and self.pos < len(self.deck):  # one more card each, face-up
+                drawn = [(s, self._give(s, 0, True)) for s in tied]
+                top = max(tie_card_value(c) for _, c in drawn)
+                tied = [s for s, c in drawn if tie_card_value(c) == top]
+            self.new_banker = tied[0] if tied[0] != b else -1
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        """After a settlement: the episode ends, or the next hand is dealt (the bank passed)."""
         self.hand_no += 1
-        if self.hand_no >= self.rules.hands_per_episode or (
-            self._start_chips is not None and sum(self.active(s) for s in range(self.n)) < 2
-        ):
+        if self._episode_over():
             self._turn(-1, _OVERP)
             return
         if self.new_banker >= 0:
@@ -899,12 +953,19 @@ class Game:
         else:
             self._deal_hand(self.shuffle())
 
+    def _episode_over(self) -> bool:
+        if self.facts.to_target:
+            return max(self.chips) >= self.facts.target
+        if self.hand_no >= self.rules.hands_per_episode:
+            return True
+        return self._start_chips is not None and sum(self.active(s) for s in range(self.n)) < 2
+
     def _pass_bank(self, B: int, banker_reale: bool, best_reale: int) -> None:
         mode, H = self.rules.bank_passes, self.H
-        if mode == "seven_half" and B != SEVEN_HALF:
+        if mode == "seven_half" and B != self._limit:
             for s in self.order:
                 if any(
-                    self.total[s * H + h] == SEVEN_HALF and self.status[s * H + h] == _STOOD
+                    self.total[s * H + h] == self._limit and self.status[s * H + h] == _STOOD
                     for h in range(self.nhands[s])
                 ):
                     self.new_banker = s

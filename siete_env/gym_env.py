@@ -304,6 +304,14 @@ def register_envs() -> None:
                 kwargs={"role": role, "rules": "spanish", "num_players": 2, "opponents": "random"},
                 disable_env_checker=False,
             )
+    for env_id, role in (("QuattroEMezzo-Punter-v0", "punter"), ("QuattroEMezzo-Banker-v0", "banker")):
+        if env_id not in gymnasium.registry:  # the points game (seed 004): no batched engine
+            gymnasium.register(
+                id=env_id,
+                entry_point="siete_env.gym_env:SeatEnv",
+                kwargs={"role": role, "rules": "quattro_e_mezzo", "num_players": 4, "opponents": "random"},
+                disable_env_checker=False,
+            )
 
 
 __all__ = ["MAX_SKIPPED", "SeatEnv", "policy_pool", "register_envs"]

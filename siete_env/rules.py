@@ -17,14 +17,38 @@ cannot apply at a table size (``side_bets`` heads-up).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .cards import RANK, parse_card
+from .cards import N_CARDS, RANK, parse_card
 
 MAX_PLAYERS = 12
+
+
+class PointsEntry(BaseModel):
+    """One row of a points game's table (``Rules.points_table``): a winning hand matching
+    every field given scores ``points``; a field left out matches any hand."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    total: float | None = None
+    """The hand's total in points (``4.5``)."""
+    cards: int | None = Field(default=None, ge=1)
+    """How many cards make it."""
+    wild: bool | None = None
+    """Made with the wild card (``true``) or without it (``false``)."""
+    double: bool | None = None
+    """A double (``double_rank``)."""
+    points: int = Field(ge=0)
+    """What the hand scores."""
+
+
+def _half_points(v: float, what: str) -> float:
+    if v * 2 != int(v * 2):
+        raise ValueError(f"{what} must be a whole or half point (e.g. 4.5), got {v}")
+    return v
 
 
 class Rules(BaseModel):
@@ -34,6 +58,53 @@ class Rules(BaseModel):
 
     preset: str = "spanish"
     """Name of the preset these rules started from (informational)."""
+    limit: float = 7.5
+    """[§2] Over this total a hand is bust; a hand that reaches it stands at once (000-004:
+    7½). Whole or half points, 1..15."""
+    min_stand: float = 0.0
+    """[§3.4] No hand, the banker's included, may stand below this total while a card can
+    be drawn (quattro e mezzo, 004: 4½)."""
+    scoring: Literal["stakes", "points"] = "stakes"
+    """[§5] ``stakes``: the banking game, each punter against the banker for its stake
+    (000-004); ``points``: all against all, the best hand of the table scores points from
+    ``points_table`` (quattro e mezzo, 004). The points game has no bets: it needs
+    ``bet_levels: [1]``, ``raise_on_draw: false`` and none of the banking game's extras."""
+    ranking: tuple[float, ...] = ()
+    """[§5] Points game: the standing totals best first, every total from ``min_stand`` to
+    ``limit`` once (004: 4½, 7½, 7, 6½, 6, 5½, 5); empty: the higher total is the better."""
+    upset: tuple[float, float] | None = None
+    """[§5] Points game: ``[a, b]``: a hand of ``a`` beats a hand of ``b`` (which beats it
+    otherwise) and then wins the hand, whatever the others hold (004: a 5 beats a 4½)."""
+    double_rank: int | None = None
+    """[§5] Points game: a first card of this rank and a second of the same rank (or the wild
+    card) make a double, declared at once: it wins the hand; doubles tie (004: 6, "doppio sei")."""
+    declare: tuple[float, ...] = ()
+    """[§3.4] Points game: a hand reaching one of these totals declares it (it is shown); it
+    may go on drawing below the limit (004: 4½ and 7½)."""
+    more_cards_win_ties: bool = False
+    """[§5] Points game: of two equal totals the one with more cards wins; a full tie (same
+    total, same count) makes both winners (004). The banker wins every tie with it."""
+    wild_loses_ties_at: tuple[float, ...] = ()
+    """[§5] Points game: at these totals a hand made with the wild card loses a tie, even with
+    more cards (004: 4½ and 7½)."""
+    points_table: tuple[PointsEntry, ...] = ()
+    """[§5] Points game: what a winning hand scores, the first matching row (004: 4½ 5, 7½ 3,
+    double six 4, ...; docs/rules.md)."""
+    points_otherwise: int = Field(default=1, ge=0)
+    """[§5] Points game: what a winning hand matching no row of ``points_table`` scores (004: 1)."""
+    bank_totals: tuple[float, ...] = (7.5,)
+    """[§6] ``bank_passes: winner``: the winning totals that take the bank (004: 4½ and 7½;
+    a win by the upset takes it too)."""
+    instant_win: tuple[float, int] | None = None
+    """[§6] Points game: ``[total, cards]``: a hand of that total made with that many cards
+    wins the whole game at once (004: a 4½ of nine cards): the episode ends and its maker's
+    score is raised to ``target_score``."""
+    target_score: int = Field(default=50, ge=1)
+    """[§6] Points game: the score that wins a game (004: 50 or 100)."""
+    play_to_target: bool = False
+    """[§6] Points game: an episode is a whole game, ending when a seat reaches
+    ``target_score`` (``hands_per_episode`` is then not used); ``false``: an episode is
+    ``hands_per_episode`` hands."""
     deck: Literal["spanish", "italian", "french"] = "spanish"
     """[§1] Card names and rendering (ids stay rank + suit letter ``o c e b``; in the
     italian deck ``o`` is denari, in the french deck ``o c e b`` are ♦ ♥ ♠ ♣)."""
@@ -100,12 +171,13 @@ class Rules(BaseModel):
     """[§5] What the banker's reale collects from a punter without reale (with ``reale_pays``)."""
     both_reale_collects: int = 1
     """[§5] What the banker's reale collects from a punter with a reale too."""
-    bank_passes: Literal["seven_half", "reale", "never", "when_exhausted"] = "seven_half"
+    bank_passes: Literal["seven_half", "reale", "never", "when_exhausted", "winner"] = "seven_half"
     """[§6] ``seven_half``: if the banker did not make 7½, the first punter in turn order
     with 7½ takes the bank for the next hand; ``reale``: only a reale takes it, the best by
     suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
     (004), and with a shoe the bank also passes to the banker's right when the shoe runs out
-    (004 says both); ``when_exhausted``: only that; ``never``: the bank stays."""
+    (004 says both); ``when_exhausted``: only that; ``never``: the bank stays; ``winner``
+    (points game): the hand's winner with a ``bank_totals`` total or by the upset (004)."""
     bank_auction: bool = False
     """[§6] Before each hand every punter in turn may bid to buy the bank (BID_k / NO_BID);
     the banker sells to the highest bid or keeps it (SELL_BANK / KEEP_BANK); the price moves
@@ -147,6 +219,32 @@ class Rules(BaseModel):
     def _levels_sorted(cls, v: tuple[int, ...], info) -> tuple[int, ...]:
         if not v or any(x < 1 for x in v) or list(v) != sorted(set(v)):
             raise ValueError(f"{info.field_name} must be distinct positive integers in increasing order, got {list(v)}")
+        return v
+
+    @field_validator(
+        "ranking", "upset", "declare", "wild_loses_ties_at", "points_table", "bank_totals", "instant_win", mode="before"
+    )
+    @classmethod
+    def _listed(cls, v: Any, info) -> Any:
+        if isinstance(v, list):
+            return tuple(v)  # a list (YAML, JSON, Python) where the field is a tuple
+        return v
+
+    @field_validator("limit", "min_stand")
+    @classmethod
+    def _totals(cls, v: float, info) -> float:
+        _half_points(v, info.field_name)
+        if not 0 <= v <= 15:
+            raise ValueError(f"{info.field_name} must be 0..15 points, got {v}")
+        return v
+
+    @field_validator("ranking", "declare", "wild_loses_ties_at", "bank_totals")
+    @classmethod
+    def _total_lists(cls, v: tuple[float, ...], info) -> tuple[float, ...]:
+        for t in v:
+            _half_points(t, info.field_name)
+        if len(set(v)) != len(v):
+            raise ValueError(f"{info.field_name} lists a total twice: {list(v)}")
         return v
 
     @field_validator("max_splits", mode="before")
@@ -199,13 +297,74 @@ class Rules(BaseModel):
             clashes.append("bank_passes: reale needs reale scoring (set reale_pays, e.g. 2)")
         if self.bank_passes == "when_exhausted" and self.reshuffle != "when_exhausted":
             clashes.append("bank_passes: when_exhausted needs reshuffle: when_exhausted (a shoe that can run out)")
+        clashes += self._points_clashes()
         if clashes:
             raise ValueError("; ".join(clashes))
         return self
 
+    # The banking game's extras the points game has no use for, with the value it needs.
+    _NOT_IN_POINTS: ClassVar[dict[str, Any]] = {
+        "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False,
+        "ace_half": False, "fusilar": False, "canto": False, "banker_must_chase": False, "triplee": False,
+        "side_bets": False, "bank_auction": False, "reale_pays": None, "starting_chips": None, "max_splits": 0,
+        "banker_policy_rule": "free",
+    }  # fmt: skip
+    # The points game's fields, with the value that leaves them off in the banking game.
+    _POINTS_ONLY: ClassVar[dict[str, Any]] = {
+        "ranking": (), "upset": None, "double_rank": None, "declare": (), "more_cards_win_ties": False,
+        "wild_loses_ties_at": (), "points_table": (), "instant_win": None, "play_to_target": False,
+    }  # fmt: skip
+
+    def _points_clashes(self) -> list[str]:
+        """The fields of one scoring that the other cannot play, and the points game's own
+        consistency (its ranking covers every standing total, ...)."""
+        out: list[str] = []
+        if self.min_stand > self.limit:
+            out.append(f"min_stand: {self.min_stand} is above limit: {self.limit} (no hand could stand)")
+        if self.scoring == "stakes":
+            out += [
+                f"{name}: {_show(getattr(self, name))!r} needs scoring: points"
+                for name, off in self._POINTS_ONLY.items()
+                if getattr(self, name) != off
+            ]
+            if self.bank_passes == "winner":
+                out.append("bank_passes: winner needs scoring: points (the winner of an all-against-all hand)")
+            return out
+        out += [
+            f"scoring: points and {name}: {_show(getattr(self, name))} clash (the points game has none of "
+            f"the banking game's bets and extras; set {name}: {_show(off)})"
+            for name, off in self._NOT_IN_POINTS.items()
+            if getattr(self, name) != off
+        ]
+        if self.bank_passes not in ("winner", "never"):
+            out.append(f"scoring: points needs bank_passes: winner or never, not {self.bank_passes}")
+        lo, hi = int(self.min_stand * 2), int(self.limit * 2)
+        if self.ranking and sorted(int(t * 2) for t in self.ranking) != list(range(max(lo, 1), hi + 1)):
+            out.append(
+                f"ranking {list(self.ranking)} must list every total from min_stand {self.min_stand} to limit "
+                f"{self.limit} once (half points included), best first"
+            )
+        for name in ("declare", "wild_loses_ties_at", "bank_totals"):
+            bad = [t for t in getattr(self, name) if not self.min_stand <= t <= self.limit]
+            if bad:
+                out.append(f"{name} {bad}: a total a hand can stand on ({self.min_stand}..{self.limit}) is needed")
+        for name, t in (("upset", self.upset), ("instant_win", self.instant_win)):
+            if t is not None:
+                totals = t if name == "upset" else t[:1]
+                if any(not (self.min_stand <= x <= self.limit and x * 2 == int(x * 2)) for x in totals):
+                    out.append(f"{name} {list(t)}: totals a hand can stand on ({self.min_stand}..{self.limit}) needed")
+        if self.double_rank is not None and self.double_rank not in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12):
+            out.append(f"double_rank must be a card rank (1-7, 10, 11, 12), got {self.double_rank}")
+        return out
+
     def deck_cards(self) -> tuple[int, ...]:
         """The card indices of the deck these rules play with."""
-        return tuple(c for c in range(40) if not (self.remove_sotas and RANK[c] == 10))
+        return tuple(c for c in range(N_CARDS) if not (self.remove_sotas and RANK[c] == 10))
+
+    def hands_bound(self) -> int:
+        """The most hands an episode can have, as an observation bound: ``hands_per_episode``,
+        or a million for a game played to ``target_score``."""
+        return 10**6 if self.play_to_target else self.hands_per_episode
 
     def splits_for(self, num_players: int) -> int:
         """Splits allowed per punter per hand at a table of ``num_players``."""
@@ -254,7 +413,57 @@ PRESETS: dict[str, dict[str, Any]] = {
         "four_swap": "off",
         "reveal_seven_half": True,
     },
+    # 004 "Quattro e mezzo": all against all for points; 4½ is the best hand, 5 upsets it,
+    # nobody stands below 4½; italian cards with the king of denari wild (choices in
+    # docs/rules.md, "Quattro e mezzo").
+    "quattro_e_mezzo": {
+        "deck": "italian",
+        "wild_card": "12o",
+        "scoring": "points",
+        "min_stand": 4.5,
+        "ranking": [4.5, 7.5, 7, 6.5, 6, 5.5, 5],
+        "upset": [5, 4.5],
+        "double_rank": 6,
+        "declare": [4.5, 7.5],
+        "more_cards_win_ties": True,
+        "wild_loses_ties_at": [4.5, 7.5],
+        "points_table": [
+            {"double": True, "wild": True, "points": 2},
+            {"double": True, "points": 4},
+            {"total": 4.5, "wild": True, "points": 3},
+            {"total": 4.5, "points": 5},
+            {"total": 7.5, "wild": True, "points": 1},
+            {"total": 7.5, "points": 3},
+            {"total": 5, "cards": 1, "points": 2},
+            {"total": 5, "cards": 5, "points": 5},
+        ],
+        "points_otherwise": 1,
+        "bank_passes": "winner",
+        "bank_totals": [4.5, 7.5],
+        "instant_win": [4.5, 9],
+        "target_score": 50,
+        "bet_levels": [1],
+        "raise_on_draw": False,
+        "four_swap": "off",
+        "max_splits": 0,
+        "draw_face_down": False,
+    },
 }
+
+
+def _show(v: Any) -> Any:
+    """A field value as a rules file writes it."""
+    if v is None:
+        return "null"
+    return list(v) if isinstance(v, tuple) else v
+
+
+def fit_overrides(preset: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` without the options a preset's game does not play (the banking game's
+    bets and extras, for a points game): e.g. to try one set of options on every preset."""
+    if PRESETS[preset].get("scoring") != "points":
+        return dict(overrides)
+    return {k: v for k, v in overrides.items() if k not in Rules._NOT_IN_POINTS and k not in ("bank_passes",)}
 
 
 def check_table(rules: Rules, num_players: int) -> None:

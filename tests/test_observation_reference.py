@@ -10,6 +10,7 @@ import pytest
 from siete_env import PRESETS, raw_env
 from siete_env.encoding import GlobalFeature
 from siete_env.game import EV_DEAL, EV_RETURN, EV_REVEAL
+from siete_env.rules import fit_overrides
 
 HANDS_DONE, CARDS_LEFT = GlobalFeature.HANDS_DONE, GlobalFeature.CARDS_LEFT
 
@@ -83,7 +84,7 @@ def test_observations_match_a_from_scratch_reference(preset, n):
     for seed, extra in enumerate(EXTRAS):
         if extra.get("side_bets") and n < 3:
             continue  # refused heads-up (check_table): a side bet backs another punter
-        e = raw_env(num_players=n, rules={"preset": preset, **extra})
+        e = raw_env(num_players=n, rules={"preset": preset, **fit_overrides(preset, extra)})
         e.reset(seed=seed)
         rng = np.random.default_rng(seed)
         names = e.action_names

@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from siete_env import PRESETS, raw_env
+from siete_env.rules import fit_overrides
+from siete_env.settle import RuleFacts
 
 rule_overrides = st.fixed_dictionaries(
     {},
@@ -47,6 +49,7 @@ def test_invariants_for_every_preset_at_2_4_8_players(seed, n, preset):
 
 
 def check_invariants(seed, n, preset, rules):
+    rules = fit_overrides(preset, rules)
     if rules.get("burn_three_four"):
         rules["four_swap"] = "off"  # burning covers the 4s
     if n < 3:
@@ -54,6 +57,9 @@ def check_invariants(seed, n, preset, rules):
     if (rules.get("starting_chips") or 99) < (rules.get("bet_levels") or [1])[0]:
         rules["starting_chips"] = rules["bet_levels"][0]  # (refused as a clash otherwise)
     e = raw_env(num_players=n, rules={"preset": preset, **rules})
+    facts = RuleFacts(e.rules)
+    # the points game: a hand's winners score a row of the points table (none lose)
+    scores = {row.points for row in facts.table} | {facts.otherwise}
     deck = sorted(e.rules.deck_cards())
     e.reset(seed=seed)
     g = e.game
@@ -63,7 +69,7 @@ def check_invariants(seed, n, preset, rules):
     for agent in e.agent_iter(max_iter=5000):
         obs, _, term, trunc, _ = e.last()
         assert sorted(g.all_cards()) == deck, "cards are conserved"
-        assert sum(g.chips) == 0, "chips are zero-sum"
+        assert facts.points_game or sum(g.chips) == 0, "chips are zero-sum"
         if term or trunc:
             e.step(None)
             continue
@@ -75,7 +81,10 @@ def check_invariants(seed, n, preset, rules):
         legal = np.flatnonzero(mask)
         e.step(int(legal[rng.integers(len(legal))]))
         live_steps += 1
-        assert sum(e.rewards.values()) == 0, "every step's rewards are zero-sum"
+        if facts.points_game:  # points are scored, never lost
+            assert all(r == 0 or (r in scores or g.instant >= 0) for r in e.rewards.values()), e.rewards
+        else:
+            assert sum(e.rewards.values()) == 0, "every step's rewards are zero-sum"
         for a, r in e.rewards.items():
             totals[a] += r
     assert not e.agents, "the episode ended"

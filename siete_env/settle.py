@@ -1,0 +1,269 @@
+"""The settlement rules as pure functions of the hands and the rules (docs/adding-a-game.md).
+
+Every fact that decides who wins a hand and what it is paid lives here, read from the
+``Rules`` fields (never from module constants): the limit over which a hand is bust, the
+lowest total a hand may stand on, the ranking of standing totals and its exceptions (the
+upset: a 5 beats a 4½), the ties, the wild card's value, the stake multipliers of the
+banking game and the points table of the points game, who takes the bank. The engine
+(``game.Game``) calls these functions; the batched kernels and the exact solver take the
+stake multipliers from ``Payouts`` and the limit from ``RuleFacts`` (and refuse a game they
+do not play: ``batched.engine.check_rules``, ``solve.states.check_rules``).
+
+Totals are in **half points** (ints): ``rules.limit`` 7.5 is ``RuleFacts.limit`` 15.
+One function per concern:
+
+- ``best_total``: a hand's total (the wild card takes its best value);
+- ``is_reale``: sette e mezzo reale;
+- ``Payouts.multiplier``: a punter hand's result against the banker, in stakes;
+- ``is_double``: a first card of ``double_rank`` and a second of the same rank (or the wild);
+- ``rank_of`` / ``hand_winners``: who wins a hand of the points game (ties, the upset,
+  doubles, the banker winning every tie);
+- ``hand_points``: what a winning hand scores (the points table);
+- ``takes_bank``: whether a points-game winner takes the bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .cards import IS_FIGURE, RANK, SUIT, VALUE2, parse_card
+from .rules import Rules
+
+WILD_VALUES = (14, 12, 10, 8, 6, 4, 2, 1)
+"""What the wild card may count with other cards, in half points: a whole 7..1 or ½ (004)."""
+
+
+def half(points: float) -> int:
+    """A total in points (``7.5``) in half points (``15``)."""
+    return int(round(points * 2))
+
+
+class PointsRow(NamedTuple):
+    """One row of the points table in half points; ``-1`` in a field means "any"."""
+
+    total: int
+    cards: int
+    wild: int  # 1: made with the wild card, 0: without it, -1: either
+    double: int  # 1: a double, 0: not a double, -1: either
+    points: int
+
+
+class RuleFacts:
+    """The rules' settlement facts in half points, built once per table from a ``Rules``."""
+
+    __slots__ = (
+        "limit", "min_stand", "points_game", "rank", "upset", "double_rank", "wild", "declare",
+        "more_cards", "wild_loses", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
+        "target", "to_target",
+    )  # fmt: skip
+
+    def __init__(self, rules: Rules) -> None:
+        self.limit = half(rules.limit)
+        self.min_stand = half(rules.min_stand)
+        self.points_game = rules.scoring == "points"
+        # rank[t]: the order of standing totals (higher is better). Without a ranking the
+        # higher total is the better; a ranked total beats every unranked one.
+        rank = list(range(self.limit + 1))
+        ranked = [half(t) for t in rules.ranking]
+        for i, t in enumerate(ranked):
+            rank[t] = 10_000 - i
+        self.rank = rank
+        self.upset = (half(rules.upset[0]), half(rules.upset[1])) if rules.upset is not None else None
+        self.double_rank = rules.double_rank if rules.double_rank is not None else 0
+        self.wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1
+        self.declare = frozenset(half(t) for t in rules.declare)
+        self.more_cards = rules.more_cards_win_ties
+        self.wild_loses = frozenset(half(t) for t in rules.wild_loses_ties_at)
+        self.table = tuple(
+            PointsRow(
+                -1 if e.total is None else half(e.total),
+                -1 if e.cards is None else e.cards,
+                -1 if e.wild is None else int(e.wild),
+                -1 if e.double is None else int(e.double),
+                e.points,
+            )
+            for e in rules.points_table
+        )
+        self.otherwise = rules.points_otherwise
+        self.bank_on_win = rules.bank_passes == "winner"
+        self.bank_totals = frozenset(half(t) for t in rules.bank_totals)
+        self.instant = (half(rules.instant_win[0]), rules.instant_win[1]) if rules.instant_win is not None else None
+        self.target = rules.target_score
+        self.to_target = rules.play_to_target
+
+
+# --------------------------------------------------------------------------- hand values
+def best_total(cards: Sequence[int], facts: RuleFacts, adjust: int = 0) -> int:
+    """A hand's total in half points (``adjust`` added to the cards' sum: -1 for an ace
+    declared ½). The wild card alone counts ½; with other cards it counts the value (½ or a
+    whole 1..7) giving the best-ranked total within the limit (the highest, without a
+    ranking), or ½ if none fits."""
+    wild = facts.wild
+    base = sum(VALUE2[c] for c in cards if c != wild) + adjust
+    if wild < 0 or wild not in cards:
+        return base
+    if len(cards) == 1:
+        return 1
+    limit, rank = facts.limit, facts.rank
+    best, best_rank = base + 1, -1
+    for w in WILD_VALUES:
+        t = base + w
+        if t <= limit and rank[t] > best_rank:
+            best, best_rank = t, rank[t]
+    return best
+
+
+def is_reale(cards: Sequence[int], total: int, facts: RuleFacts) -> bool:
+    """Sette e mezzo reale: the limit with two cards of one suit, a 7 (or the wild card) and
+    a figure."""
+    if len(cards) != 2 or total != facts.limit:
+        return False
+    a, b = cards
+    if SUIT[a] != SUIT[b]:
+        return False
+    return any((RANK[x] == 7 or x == facts.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
+
+
+def is_double(cards: Sequence[int], facts: RuleFacts) -> bool:
+    """A double (quattro e mezzo's "doppio sei"): a first card of ``double_rank`` and a second
+    of the same rank or the wild card."""
+    r = facts.double_rank
+    if not r or len(cards) != 2:
+        return False
+    a, b = cards
+    return RANK[a] == r and (RANK[b] == r or b == facts.wild)
+
+
+# --------------------------------------------------------------------------- the banking game
+class Payouts:
+    """Settlement multipliers of the banking game: what a standing punter hand wins, in
+    stakes (negative: what it loses), against the banker's total (the limit is 7½; above it
+    the banker is bust). Reale scoring applies when ``rules.reale_pays`` is set."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.limit: int = half(rules.limit)
+        self.seven_half: int = rules.seven_half_pays
+        self.banker_seven_half: int = rules.banker_seven_half_collects
+        self.both_seven_half: int = rules.both_seven_half_collects
+        self.reale: int = rules.reale_pays if rules.reale_pays is not None else 1
+        self.banker_reale: int = rules.banker_reale_collects
+        self.both_reale: int = rules.both_reale_collects
+
+    def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
+        """A standing punter total ``punter`` (half points, at most the limit) against the
+        banker's ``banker``: ties and lower totals lose one stake."""
+        limit = self.limit
+        if banker == limit:
+            if banker_reale:
+                return -(self.both_reale if punter_reale else self.banker_reale)
+            return -(self.both_seven_half if punter == limit else self.banker_seven_half)
+        if banker > limit or punter > banker:
+            if punter_reale:
+                return self.reale
+            return self.seven_half if punter == limit else 1
+        return -1
+
+
+# --------------------------------------------------------------------------- the points game
+class Shown(NamedTuple):
+    """A hand at the showdown of the points game."""
+
+    seat: int
+    total: int  # half points
+    cards: int  # how many cards
+    wild: bool  # it holds the wild card
+    double: bool
+    standing: bool  # stood (not bust, not unplayed)
+
+
+def rank_of(hand: Shown, facts: RuleFacts) -> int:
+    """The rank of a standing total (higher is better)."""
+    return facts.rank[hand.total] if hand.total <= facts.limit else -1
+
+
+def _break_tie(hands: Sequence[Shown], tied: list[int], banker: int, facts: RuleFacts) -> list[int]:
+    """Among hands of equal value: the banker wins every tie; otherwise (``more_cards``) the
+    hand without the wild card at a ``wild_loses`` total, then the one with more cards; a
+    full tie leaves them all winners."""
+    if banker in tied:
+        return [banker]
+    if not facts.more_cards:
+        return tied
+    if hands[tied[0]].total in facts.wild_loses:
+        plain = [i for i in tied if not hands[i].wild]
+        if plain:
+            tied = plain
+    most = max(hands[i].cards for i in tied)
+    return [i for i in tied if hands[i].cards == most]
+
+
+def hand_winners(hands: Sequence[Shown], banker: int, facts: RuleFacts) -> tuple[list[int], bool]:
+    """The winners of a points-game hand (indices into ``hands``; ``banker`` is the banker's
+    index) and whether they won by the upset. A double beats everything (doubles tie); the
+    upset total beats the total it upsets and then wins the hand whatever the others hold;
+    otherwise the best rank wins. No standing hand: no winner."""
+    standing = [i for i, h in enumerate(hands) if h.standing]
+    if not standing:
+        return [], False
+    doubles = [i for i in standing if hands[i].double]
+    if doubles:
+        return _break_tie(hands, doubles, banker, facts) if banker in doubles else doubles, False
+    if facts.upset is not None:
+        win, lose = facts.upset
+        uppers = [i for i in standing if hands[i].total == win]
+        if uppers and any(hands[i].total == lose for i in standing):
+            return _break_tie(hands, uppers, banker, facts), True
+    best = max(rank_of(hands[i], facts) for i in standing)
+    return _break_tie(hands, [i for i in standing if rank_of(hands[i], facts) == best], banker, facts), False
+
+
+def hand_points(hand: Shown, facts: RuleFacts) -> int:
+    """What a winning hand scores: the first row of the points table it matches, else
+    ``points_otherwise``."""
+    for row in facts.table:
+        if row.double >= 0 and hand.double != bool(row.double):
+            continue
+        if row.total >= 0 and hand.total != row.total:
+            continue
+        if row.cards >= 0 and hand.cards != row.cards:
+            continue
+        if row.wild >= 0 and hand.wild != bool(row.wild):
+            continue
+        return row.points
+    return facts.otherwise
+
+
+def takes_bank(hand: Shown, upset: bool, facts: RuleFacts) -> bool:
+    """Whether a points-game winner takes the bank: it won with a ``bank_totals`` total or by
+    the upset (``bank_passes: winner``)."""
+    return facts.bank_on_win and not hand.double and (upset or hand.total in facts.bank_totals)
+
+
+def is_instant_win(cards: Sequence[int], total: int, facts: RuleFacts) -> bool:
+    """``instant_win``: a hand of that total made with that many cards wins the game at once."""
+    return facts.instant is not None and total == facts.instant[0] and len(cards) == facts.instant[1]
+
+
+def tie_card_value(card: int) -> int:
+    """The order of a tie-break card for the bank (a figure lowest, a 7 highest): its value."""
+    return VALUE2[card]
+
+
+__all__ = [
+    "Payouts",
+    "PointsRow",
+    "RuleFacts",
+    "Shown",
+    "WILD_VALUES",
+    "best_total",
+    "half",
+    "hand_points",
+    "hand_winners",
+    "is_double",
+    "is_instant_win",
+    "is_reale",
+    "rank_of",
+    "takes_bank",
+    "tie_card_value",
+]
