@@ -146,6 +146,11 @@ class Config:
             self.rules = resolve_rules({**base, **spec})
         else:
             self.rules = resolve_rules(preset)
+        if self.rules.scoring != "stakes":
+            raise ValueError(
+                f"python_siete_y_media is the zero-sum banking game (scoring: stakes); these rules have scoring: "
+                f"{self.rules.scoring} (quattro e mezzo, a general-sum points game): use siete_env.quattro.env"
+            )
         self.n = n
         self.banker = int(p["banker"])
         if not -1 <= self.banker < n:
