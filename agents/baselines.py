@@ -25,8 +25,9 @@ from siete_env.cards import VALUE2
 from siete_env.encoding import CardColumn, HandFeature, Layout
 from siete_env.game import HIT_DOWN, HIT_UP, KEEP, STAND, SWAP_FOUR, Phase, Status
 from siete_env.opponents import UniformRandom
+from siete_env.rules import Rules
 
-SEVEN_AND_A_HALF = 7.5
+SEVEN_AND_A_HALF = Rules().limit  # the banking game's limit (the smart banker plays the banking game)
 _QUIET = ("NO_BID", "KEEP_BANK", "NO_SIDE_BET")  # staying out of the auction and the side bets
 _HALF_VALUE = np.array(VALUE2, np.float64) / 2  # card values in points
 

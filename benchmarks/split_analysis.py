@@ -30,7 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.baselines import ThresholdPunter  # noqa: E402
 from agents.specs import make_agent  # noqa: E402
 from siete_env import raw_env  # noqa: E402
-from siete_env.cards import IS_FIGURE, N_SUITS, SEVEN_HALF, VALUE2  # noqa: E402
+from siete_env.cards import IS_FIGURE, N_SUITS, VALUE2  # noqa: E402
+from siete_env.rules import Rules  # noqa: E402
+from siete_env.settle import half  # noqa: E402
+
+SEVEN_HALF = half(Rules().limit)
 from siete_env.game import Phase  # noqa: E402
 from siete_env.solve import banker as banker_side  # noqa: E402
 from siete_env.solve import evaluator  # noqa: E402

@@ -3,7 +3,8 @@
 A card is a small int ``0..39`` everywhere inside the engine: ``suit * 10 + rank_index``.
 Its public id is rank then suit letter (``"7o"``, ``"12b"``). Values are kept in
 **half points** (integers): ranks 1-7 count ``2 * rank``, the figures (10, 11, 12)
-count 1, so 7½ is ``15``. Every table here is computed once at import.
+count 1, so 7½ is ``15``. Every table here is computed once at import. What a total means
+(the limit, the ranking, the payouts) is a rule: ``rules.Rules`` and ``settle``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ RANK_NAMES = {
 N_CARDS = 40
 N_SUITS = len(SUITS)
 N_RANKS = len(RANKS)  # card ``c`` has rank index ``c % N_RANKS`` and suit ``c // N_RANKS``
-SEVEN_HALF = 15  # 7½ in half points
 
 CARD_IDS: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS)
 CARD_INDEX: dict[str, int] = {cid: i for i, cid in enumerate(CARD_IDS)}

@@ -31,10 +31,14 @@ import numpy as np
 
 from siete_env import raw_env
 from siete_env.batched import BatchedTables
-from siete_env.cards import CARD_IDS, RANK, SEVEN_HALF
+from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
 from siete_env.game import HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
+from siete_env.rules import Rules
+from siete_env.settle import half
+
+SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
 GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules")
 

@@ -24,8 +24,9 @@ import numpy as np
 from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
-from ..game import FIXED_ACTIONS, Payouts, build_actions
+from ..game import FIXED_ACTIONS, build_actions
 from ..rules import MAX_PLAYERS, Rules, resolve_rules
+from ..settle import Payouts
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
@@ -116,6 +117,7 @@ class BatchedTables:
         cfg[K.K_FORCED] = r.banker_policy_rule == "hit_below_6"
         pays = Payouts(r)
         cfg[K.K_PAYS], cfg[K.K_B75], cfg[K.K_BOTH75] = pays.seven_half, pays.banker_seven_half, pays.both_seven_half
+        cfg[K.K_LIMIT] = pays.limit  # the rules' limit (half points): over it bust, at it a hand stands
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, SEVEN_HALF, VALUE2
+from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, VALUE2
 from ..encoding import HAND_FEATURES, SEAT_FEATURES, CardColumn, GlobalFeature, HandFeature, SeatFeature
 from ..game import (
     FIXED_ACTIONS,
@@ -44,7 +44,7 @@ NSCAL = 10
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_PAYS, K_B75, K_BOTH75, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
- O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LEVELS) = range(36)  # fmt: skip
+ O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_LEVELS) = range(37)  # fmt: skip
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
 P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER = (
@@ -174,7 +174,7 @@ def _settle(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     b = r[BANKER]
     B = r[cfg[O_TOT] + b * H]
-    bust = B > SEVEN_HALF
+    bust = B > cfg[K_LIMIT]
     for t in range(n - 1):
         s = (b + t + 1) % n
         for h in range(r[cfg[O_NH] + s]):
@@ -183,10 +183,10 @@ def _settle(r, cfg):
                 continue
             _reveal(r, cfg, k)
             P = r[cfg[O_TOT] + k]
-            if B == SEVEN_HALF:
-                _result(r, cfg, k, s, -(cfg[K_BOTH75] if P == SEVEN_HALF else cfg[K_B75]))
+            if B == cfg[K_LIMIT]:
+                _result(r, cfg, k, s, -(cfg[K_BOTH75] if P == cfg[K_LIMIT] else cfg[K_B75]))
             elif bust or P > B:
-                _result(r, cfg, k, s, cfg[K_PAYS] if P == SEVEN_HALF else 1)
+                _result(r, cfg, k, s, cfg[K_PAYS] if P == cfg[K_LIMIT] else 1)
             else:
                 _result(r, cfg, k, s, -1)
     r[HANDNO] = 1
@@ -245,12 +245,12 @@ def _end_punter_hand(r, cfg):
 def _check_total(r, cfg, s, h):
     k = s * cfg[K_H] + h
     t = r[cfg[O_TOT] + k]
-    if t > SEVEN_HALF:
+    if t > cfg[K_LIMIT]:
         _reveal(r, cfg, k)
         r[cfg[O_STATUS] + k] = S_BUST
         _result(r, cfg, k, s, -1)
         _end_punter_hand(r, cfg)
-    elif t == SEVEN_HALF:
+    elif t == cfg[K_LIMIT]:
         if cfg[K_REVEAL75]:
             _reveal(r, cfg, k)
         r[cfg[O_STATUS] + k] = S_STOOD
@@ -442,10 +442,10 @@ def apply(r, cfg, a):
         else:
             _give(r, cfg, kb, True)
             t = r[cfg[O_TOT] + kb]
-            if t > SEVEN_HALF:
+            if t > cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_BUST
                 _settle(r, cfg)
-            elif t == SEVEN_HALF:
+            elif t == cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_STOOD
                 _settle(r, cfg)
 
@@ -497,7 +497,7 @@ def _smart_hits(r, cfg, t2):
             if hid >= 0:
                 least += 1 - V2[hid]
             standing += stake
-            if mine < least < SEVEN_HALF:
+            if mine < least < cfg[K_LIMIT]:
                 sure += stake
     return standing > 0 and 2 * sure > standing
 

@@ -32,8 +32,8 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from ..cards import N_CARDS, N_RANKS, N_SUITS, SEVEN_HALF
-from .states import BANKER_75, BANKER_BUST, BUST, FOUR, MAX_DECIDING, NO_SUCH_CARD, VAL, HeadsUpStates
+from ..cards import N_CARDS, N_RANKS, N_SUITS
+from .states import BANKER_75, BANKER_BUST, BUST, FOUR, LIMIT, MAX_DECIDING, NO_SUCH_CARD, VAL, HeadsUpStates
 
 CHUNK = 8192  # V rows per chunk
 
@@ -153,7 +153,7 @@ def chunk_context(st: HeadsUpStates, rows: np.ndarray | slice) -> Chunk:
     P = np.minimum(P, BUST)  # (a total over 7½: a hidden rank the punter cannot hold)
     s = stake[:, None]
     win = s * st.payout[P, BUST]
-    lose75 = s * st.payout[P, SEVEN_HALF]
+    lose75 = s * st.payout[P, LIMIT]
     stand = np.stack([s * st.payout[P, t] for t in range(MAX_DECIDING + 1)])
     return Chunk(len(vk), vk, vn, A, N_CARDS - 1 - vn - vk, win, lose75, stand, stake)
 

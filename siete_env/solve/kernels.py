@@ -17,8 +17,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..cards import N_CARDS, N_RANKS, N_SUITS, SEVEN_HALF
-from .states import BANKER_75, BANKER_BUST, BUST, FOUR, NO_SUCH_CARD
+from ..cards import N_CARDS, N_RANKS, N_SUITS
+from .states import BANKER_75, BANKER_BUST, BUST, FOUR, LIMIT, NO_SUCH_CARD
 
 # what a pass does at each banker node (the ``mode`` argument of ``banker_pass``)
 POLICY = 0  # the banker hits with probability hit[v, m]
@@ -106,7 +106,7 @@ def banker_pass(vk, vU, stake, M, M_tot, M_n, M_child, single, fixed_at, val, pa
         for h in range(N_RANKS):
             P[h] = min(base + val[h], BUST)
             win[h] = st * pay[P[h], BUST]
-            lose75[h] = st * pay[P[h], SEVEN_HALF]
+            lose75[h] = st * pay[P[h], LIMIT]
         for m in range(nM):
             fd = min(max(1 + k + vn + M_n[m] - fixed_at, 0), k)  # swapped 4s drawn
             possible = True

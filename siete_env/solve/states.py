@@ -24,15 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import N_CARDS, N_RANKS, N_SUITS, RANKS, SEVEN_HALF, VALUE2
+from ..cards import N_CARDS, N_RANKS, N_SUITS, RANKS, VALUE2
 from ..encoding import Layout
-from ..game import FORCED_BANKER_STANDS_AT, MAX_SWAPS, Payouts, build_actions, swap_return_position
+from ..game import FORCED_BANKER_STANDS_AT, MAX_SWAPS, build_actions, swap_return_position
 from ..rules import Rules, resolve_rules
+from ..settle import Payouts, half
 
 VAL = np.array(VALUE2[:N_RANKS], np.int64)  # value of rank index r (card r of any suit), half points
 FOUR = RANKS.index(4)  # rank index of the 4s
-MAX_DECIDING = SEVEN_HALF - 1  # a hand decides while its total is below 7½ (half points)
-BUST = SEVEN_HALF + 1  # a total standing for "over 7½" in the payout table
+LIMIT = half(Rules().limit)  # the rules' limit, 7½ (check_rules refuses a game with another one)
+MAX_DECIDING = LIMIT - 1  # a hand decides while its total is below 7½ (half points)
+BUST = LIMIT + 1  # a total standing for "over 7½" in the payout table
 # Outcomes of a draw in the punter's transition tables (``up_kind``, ``dn_kind``):
 NO_CARD, NEXT_STATE, STANDS_75, BUSTS = 0, 1, 2, 3
 # Children of a banker node (``M_child``) that are not nodes:
@@ -184,10 +186,10 @@ class HeadsUpStates:
                         if pool[r] <= 0:
                             kinds.append(NO_CARD)
                             idxs.append(0)
-                        elif t2 > SEVEN_HALF:
+                        elif t2 > LIMIT:
                             kinds.append(BUSTS)
                             idxs.append(0)
-                        elif t2 == SEVEN_HALF:
+                        elif t2 == LIMIT:
                             kinds.append(STANDS_75)
                             idxs.append(vu_of(k, U2t))
                         else:
@@ -265,9 +267,9 @@ class HeadsUpStates:
         for i, m in enumerate(self.M.tolist()):
             for r in range(N_RANKS):
                 t2 = self.M_tot[i] + VAL[r]
-                if t2 > SEVEN_HALF:
+                if t2 > LIMIT:
                     child[i, r] = BANKER_BUST
-                elif t2 == SEVEN_HALF:
+                elif t2 == LIMIT:
                     child[i, r] = BANKER_75
                 elif m[r] == N_SUITS:
                     child[i, r] = NO_SUCH_CARD  # no fifth card of a rank: never drawn
