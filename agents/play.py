@@ -42,6 +42,11 @@ ACTION_HELP = {
 }
 
 
+def unit_of(g) -> str:
+    """What the table plays for: ``chips`` (the banking game) or ``points`` (quattro e mezzo)."""
+    return "points" if g.rules.scoring == "points" else "chips"
+
+
 def _describe_action(name: str) -> str:
     if name in ACTION_HELP:
         return ACTION_HELP[name]
@@ -122,7 +127,7 @@ def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
     g = raw.game
     deck = raw.rules.deck
     t = Table(title=title, title_justify="left", show_lines=False, expand=False)
-    for col in ("", "seat", "role", "cards", "total", "stake", "status", "chips"):
+    for col in ("", "seat", "role", "cards", "total", "stake", "status", unit_of(g)):
         t.add_column(col)
     order = [*g.order, g.banker]
     for s in sorted(range(g.n), key=lambda s: order.index(s) if s in order else g.n + s):
@@ -241,7 +246,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                 while True:
                     reply = moves.next("your move: ")
                     if reply is None or reply.strip().lower() in ("q", "quit", "exit"):
-                        console.print(f"stopped. Your score: [bold]{score:+d}[/bold] chips")
+                        console.print(f"stopped. Your score: [bold]{score:+d}[/bold] {unit_of(e.game)}")
                         return 0
                     if reply.strip() == "?":
                         console.print(__doc__.split("\n\n")[2])
@@ -261,7 +266,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
     finally:
         if args.script and args.script != "-" and source is not None:
             source.close()
-    console.print(f"final score after {args.episodes} episode(s): [bold]{score:+d}[/bold] chips")
+    console.print(f"final score after {args.episodes} episode(s): [bold]{score:+d}[/bold] {unit_of(e.game)}")
     return 0
 
 

@@ -477,7 +477,7 @@ class raw_env(AECEnv):
                 mark = ">" if (s == g.acting_seat and h == g.hand) else " "
                 stake = f" stake {g.stake[k]}" if role == "punter" else ""
                 lines.append(
-                    f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  chips {g.chips[s]:+d}"
+                    f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  {'points' if g.rules.scoring == 'points' else 'chips'} {g.chips[s]:+d}"
                 )
         return "\n".join(lines)
 

@@ -927,7 +927,7 @@ class Game:
             self._pay(-1, seats[i], hand_points(hands[i], facts))
         if winners and takes_bank(hands[winners[0]], upset, facts):
             tied = [seats[i] for i in winners]
-            while len(tied) > 1 and self.pos < len(self.deck):  # one more card each, face-up
+            while len(tied) > 1 and len(self.deck) - self.pos >= len(tied):  # one more card each, face-up
                 drawn = [(s, self._give(s, 0, True)) for s in tied]
                 top = max(tie_card_value(c) for _, c in drawn)
                 tied = [s for s, c in drawn if tie_card_value(c) == top]

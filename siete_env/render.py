@@ -173,11 +173,12 @@ def table_image(g: Game, deck: str = "spanish", hands_per_episode: int = 1) -> n
     )
     _text(img, 8, 6, header, WHITE)
     y = LINE + 8
+    unit = "points" if g.rules.scoring == "points" else "chips"
     order = [*g.order, g.banker]  # turn order, the banker last; seats sitting out after
     for s in sorted(range(n), key=lambda s: order.index(s) if s in order else n + s):
         banker = s == g.banker
         acting = s == g.acting_seat
-        label = f"{'>' if acting else ' '}player {s} {'banker' if banker else 'punter'}  chips {g.chips[s]:+d}"
+        label = f"{'>' if acting else ' '}player {s} {'banker' if banker else 'punter'}  {unit} {g.chips[s]:+d}"
         _text(img, 8, y + 2, label, HIGHLIGHT if acting else (GOLD if banker else WHITE))
         yh = y + LINE
         for h in range(min(g.nhands[s], H)):

@@ -12,6 +12,7 @@ from typing import Any
 
 from agents.specs import AgentSpec, make_agent
 from agents.tournament import Estimate, MatchResult, Tournament, play_match, round_robin
+from siete_env.rules import resolve_rules
 
 from .config import TrainConfig
 from .runs import RunState, final_specs, write_json
@@ -169,7 +170,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
     rows = matrix_rows(t, names)
     md = _report_markdown(cfg, report, rows, wc, names)
     (run_dir / "report.md").write_text(md)
-    print_table(rows, title=f"punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing)")
+    print_table(rows, title=f"punter's mean {score_unit(cfg)} per hand ± 95% CI ({e.hands:,} hands per pairing)")
     print("punter criterion: " + _criterion_text(wc, "punters", names).replace("**", ""))
     print("banker criterion: " + _criterion_text(wc, "bankers", names).replace("**", ""))
     tp = report["learn_steps_per_second"]
@@ -399,9 +400,26 @@ def limits(fnc: dict[str, float]) -> str:
     )
 
 
+def score_unit(cfg: TrainConfig) -> str:
+    """What a hand pays in these rules: ``chips`` (the banking game) or ``points``."""
+    return "points" if resolve_rules(cfg.rules).scoring == "points" else "chips"
+
+
+def _banker_sentence(cfg: TrainConfig) -> str:
+    if score_unit(cfg) == "points":
+        return (
+            "A points game (all against all): each seat's result is its own points per hand; nobody loses "
+            "points, so the banker's result is not the negative of the punters'."
+        )
+    if cfg.num_players == 2:
+        return "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum)."
+    return f"The banker's result in each pairing is −{cfg.num_players - 1}× the pooled punter mean (zero-sum)."
+
+
 def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) -> str:
     tp = report["learn_steps_per_second"]
     e = cfg.evaluation
+    unit = score_unit(cfg)
     lines = [
         f"# Training report — {cfg.name} (seed {cfg.seed})",
         "",
@@ -415,13 +433,11 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
         _selected_text(cfg, report),
         "",
-        f"## Round robin: the punter's mean chips per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
+        f"## Round robin: the punter's mean {unit} per hand ± 95% CI ({e.hands:,} hands per pairing, common decks)",
         "",
         markdown_table(rows),
         "",
-        "The banker's result in each pairing is the negative of the punter's (heads-up; zero-sum)."
-        if cfg.num_players == 2
-        else f"The banker's result in each pairing is −{cfg.num_players - 1}× the pooled punter mean (zero-sum).",
+        _banker_sentence(cfg),
         "",
         "## Worst cases",
         "",
@@ -448,8 +464,12 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
             "Note: the learned banker's worst result is "
             + ("better than the best baseline banker's, but the 95% intervals overlap." if better
                else f"**not better** than the best baseline banker's ({_label(c['best_baseline'], names)}).")
-            + " An equilibrium banker need not beat every heuristic's worst case; its exploitability is measured "
-            "below: exactly where the rules are covered, by learned best responses where the config asks for them.",
+            + (
+                " An equilibrium banker need not beat every heuristic's worst case; its exploitability is measured "
+                "below: exactly where the rules are covered, by learned best responses where the config asks for them."
+                if unit == "chips"
+                else ""
+            ),
             "",
         ]  # fmt: skip
     nc = report.get("nash_conv") or []
