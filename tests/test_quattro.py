@@ -249,3 +249,27 @@ def test_no_leak_of_a_hidden_card():
         obs.append([e.observe(a)["observation"].copy() for a in (P0, P2)])
     for a, b in zip(*obs, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_game_to_50_points_plays_through_play_py():
+    pytest.importorskip("rich")
+    import io
+
+    from rich.console import Console
+
+    from agents.play import main
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=140, force_terminal=False, color_system=None)
+    # you (seat 1) stand whenever you may, else draw: "STAND" is refused below 4½ and the next line is read
+    moves = "STAND\nHIT_UP\n" * 5000
+    args = ["--seat", "1", "--players", "4", "--rules", "quattro_e_mezzo", "--rule", "play_to_target=true"]
+    code = main(
+        [*args, "--opponents", "quattro:6", "--episodes", "1", "--script", "-"],
+        stdin=io.StringIO(moves),
+        console=console,
+    )
+    out = buf.getvalue()
+    assert code == 0, out[-2000:]
+    assert "final score after 1 episode(s)" in out and "points" in out
+    assert "+50" in out or any(f"+{p}" in out for p in range(50, 56)), out[-1500:]
