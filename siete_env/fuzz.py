@@ -185,7 +185,6 @@ def _play(e: Any, seed: int) -> int:
     totals = [0] * n
     facts = RuleFacts(raw.rules)
     points = facts.points_game
-    scores = {row.points for row in facts.table} | {facts.otherwise}
     hands = 20 * facts.target if facts.to_target else raw.rules.hands_per_episode
     bound = 200 * n * hands + 50
     steps = 0
@@ -248,8 +247,8 @@ def _play(e: Any, seed: int) -> int:
         steps += 1
         rewards = e.rewards
         if points:
-            if any(r and r not in scores and g.instant < 0 for r in rewards.values()):
-                raise broken(f"a step's rewards {rewards} are not scores of the points table {sorted(scores)}")
+            if any(r and r not in facts.scores and g.instant < 0 for r in rewards.values()):
+                raise broken(f"a step's rewards {rewards} are not scores of the points table {sorted(facts.scores)}")
         elif sum(rewards.values()) != 0:
             raise broken(f"the step's rewards sum to {sum(rewards.values())}, not 0: {rewards}")
         for a, r in rewards.items():

@@ -701,10 +701,13 @@ class Game:
                 was_single = len(self.cards[k]) == 1
                 self._give(s, 0, True)
                 t = self.total[k]
-                if t > self._limit and not (self._points and was_single and self._made_double(k)):
+                if self._points and was_single and self._made_double(k):  # declared: it stands
+                    self._set_status(s, 0, _STOOD)
+                    self._settle()
+                elif t > self._limit:
                     self._set_status(s, 0, _BUST)
                     self._settle()
-                elif t == self._limit or (self._points and (self.double[k] or self._made_instant(k))):
+                elif t == self._limit or (self._points and self._made_instant(k)):
                     self._set_status(s, 0, _STOOD)
                     self._settle()
 

@@ -55,7 +55,7 @@ class RuleFacts:
     __slots__ = (
         "limit", "min_stand", "points_game", "rank", "upset", "double_rank", "wild", "declare",
         "more_cards", "wild_loses", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
-        "target", "to_target",
+        "target", "to_target", "scores",
     )  # fmt: skip
 
     def __init__(self, rules: Rules) -> None:
@@ -86,6 +86,7 @@ class RuleFacts:
             for e in rules.points_table
         )
         self.otherwise = rules.points_otherwise
+        self.scores = frozenset(row.points for row in self.table) | {self.otherwise}  # what a winner may score
         self.bank_on_win = rules.bank_passes == "winner"
         self.bank_totals = frozenset(half(t) for t in rules.bank_totals)
         self.instant = (half(rules.instant_win[0]), rules.instant_win[1]) if rules.instant_win is not None else None

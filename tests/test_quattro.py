@@ -273,3 +273,10 @@ def test_a_game_to_50_points_plays_through_play_py():
     assert code == 0, out[-2000:]
     assert "final score after 1 episode(s)" in out and "points" in out
     assert "+50" in out or any(f"+{p}" in out for p in range(50, 56)), out[-1500:]
+
+
+def test_the_bankers_double_counts_when_its_pair_is_within_the_limit():
+    # double_rank 3: 3 + 3 = 3 points, within 7½; the banker's pair is a double all the same.
+    e = q(["4o", "3c", "10o", "3e"], n=2, double_rank=3)
+    r = play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P0, "HIT_UP")])  # P1 4½; the banker 3 + 3
+    assert r == {P0: 4, P1: 0}
