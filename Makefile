@@ -7,7 +7,7 @@ ARGS ?=
 
 VENV_RLLIB ?= .venv-rllib
 
-.PHONY: train test demo bench bench-batched rllib test-rllib lint clean openspiel
+.PHONY: train test demo bench bench-batched rllib test-rllib lint clean openspiel browser table
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,20 @@ $(VENV)/.installed: pyproject.toml setup.py
 train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report
 	$(PY) train.py $(ARGS)
 
-test: $(VENV)/.installed  ## the whole test suite (one worker per core: pytest-xdist, a test file per worker)
+test: $(VENV)/.installed browser  ## the whole test suite (one worker per core: pytest-xdist, a test file per worker)
 	$(PY) -m pytest -n auto --dist loadfile
+
+# The web table's browser test drives Debian's Chromium: installed here when missing (as root
+# with apt-get, as CI runs); elsewhere the test is skipped with a message saying what to install.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Chromium and chromedriver (Debian packages) for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "no Chromium: the browser test will be skipped (apt-get install chromium chromium-driver)"; fi
+
+table: $(VENV)/.installed  ## the web table on http://127.0.0.1:8000 against the pretrained agents (docs/web.md)
+	$(PY) -m agents.web $(ARGS)
 
 openspiel: $(VENV)/.installed  ## the optional OpenSpiel extra, its tests and a short run of its algorithms (docs/openspiel.md)
 	$(PY) -m pip install --quiet -e ".[openspiel]"

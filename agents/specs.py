@@ -15,6 +15,7 @@ views' ``opponents``):
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 | ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
+| ``pretrained:punter``, ``pretrained:banker`` | the final pair of the default training run (``make train``), shipped with the package (``agents/pretrained/``): heads-up ``spanish``, with or without splits; each plays both roles as the bank passes. No training, torch or SB3 needed (docs/agents.md#pretrained-agents) |
 | ``rllib:PATH`` | the banker and punter policies of a Ray RLlib checkpoint of ``train_rllib.py`` (numpy actors, no Ray needed), either seat, greedy; ``rllib:PATH:sample`` samples |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
@@ -37,7 +38,8 @@ from .baselines import BankerThreshold, BoldPunter, QuattroPlayer, RandomAgent, 
 
 SPEC_HELP = (
     "agent specs: random, threshold:T, banker:B, smart:B, bold:T, quattro:T (T, B totals such as 5.5), "
-    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz, rllib:CHECKPOINT[:sample]"
+    "ppo:PATH.zip, ppo:PATH.zip:sample, cfr:PATH.npz, table:PATH.npz, rllib:CHECKPOINT[:sample], "
+    "pretrained:punter, pretrained:banker"
 )
 _THRESHOLDS = {
     "threshold": ThresholdPunter, "banker": BankerThreshold, "smart": SmartBanker, "bold": BoldPunter,
@@ -45,6 +47,8 @@ _THRESHOLDS = {
 }  # fmt: skip
 _TABLES = ("cfr", "table")
 _LEARNED = ("ppo", "rllib")  # a model path, greedy or ``:sample``
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+PRETRAINED = {"punter": "spanish-headsup.npz", "banker": "spanish-headsup.npz"}  # the final pair: one table file
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
@@ -85,6 +89,12 @@ class AgentSpec:
             if not arg:
                 raise ValueError(f"bad agent spec {spec!r}: {kind}: needs a solution file; {SPEC_HELP}")
             return cls(kind, arg)
+        if kind == "pretrained":
+            if arg not in PRETRAINED:
+                raise ValueError(
+                    f"bad agent spec {spec!r}: pretrained agents: {', '.join(f'pretrained:{r}' for r in PRETRAINED)}"
+                )
+            return cls(kind, arg)
         if kind in _LEARNED:
             sample = arg.endswith(":sample")
             if sample or arg.endswith(":greedy"):
@@ -114,6 +124,8 @@ class AgentSpec:
     def path(self) -> Path | None:
         """The file of a ``ppo``, ``cfr`` or ``table`` spec; the checkpoint (a folder, or
         its ``siete_actors.npz``) of an ``rllib`` spec."""
+        if self.kind == "pretrained":
+            return PRETRAINED_DIR / PRETRAINED[self.arg]
         return Path(self.arg) if self.kind in (*_LEARNED, *_TABLES) else None
 
     @property
@@ -128,7 +140,7 @@ class AgentSpec:
 
     def relative_to(self, folder: str | Path) -> AgentSpec:
         """The same spec with its file path relative to ``folder``."""
-        if self.path is None:
+        if self.path is None or self.kind == "pretrained":
             return self
         return replace(self, arg=str(self.path.relative_to(folder)))
 
@@ -142,6 +154,8 @@ def check_spec(spec: str) -> str:
     """Validate a spec string without building an environment (files must exist)."""
     a = AgentSpec.parse(spec)
     path = a.path
+    if a.kind == "pretrained" and path is not None and not path.is_file():
+        raise ValueError(f"bad agent spec {spec!r}: the pretrained file {path} is missing from this install")
     if a.kind in _TABLES and path is not None:
         if not path.is_file():
             raise ValueError(f"bad agent spec {spec!r}: no solution file {path}")
@@ -172,10 +186,19 @@ def make_agent(spec: Any, env, seed: int | None = None):
         return RandomAgent(env, seed)
     if a.kind in _THRESHOLDS:
         return _THRESHOLDS[a.kind](env, a.total)
-    if a.kind in _TABLES:
+    if a.kind in _TABLES or a.kind == "pretrained":
         from siete_env.solve import load_tables
 
-        return load_tables(a.arg).agent(env, seed)
+        try:
+            return load_tables(a.path).agent(env, seed)
+        except ValueError as err:
+            if a.kind != "pretrained":
+                raise
+            raise ValueError(
+                f"{spec}: the pretrained agents play heads-up spanish (with or without splits), not this table "
+                f"({env.unwrapped.num_players} players, rules {env.unwrapped.rules.preset}); "
+                "at other tables use heuristics such as smart:6 (banker) and bold:5.5 (punter)"
+            ) from err
     if a.kind == "rllib":
         from .rllib_policy import RLlibAgent
 

@@ -97,9 +97,9 @@ def card_label(card: int, deck: str = "spanish") -> str:
 
 
 def format_total(half_points: int) -> str:
-    """``11 -> "5½"``."""
+    """``11 -> "5½"``, ``1 -> "½"``."""
     whole, half = divmod(half_points, 2)
-    return f"{whole}½" if half else str(whole)
+    return (f"{whole}½" if whole else "½") if half else str(whole)
 
 
 def card_name(card: int, deck: str = "spanish") -> str:

@@ -1,150 +1,140 @@
-"""The table as an RGB image (``render_mode="rgb_array"``), drawn with numpy alone.
+"""The table as an RGB image (``render_mode="rgb_array"``), drawn with Pillow.
 
 ``table_image(game, deck)`` draws what a spectator at the table sees: every seat's face-up
-cards, its face-down cards as **card backs** (the same pixels whatever the card), the
-stakes, the statuses, the totals of the face-up cards, the chips, the banker and the seat to
-act. It reads the engine's public facts only (which cards are face-up; a face-down card is
-drawn from nothing but its place in the hand). The frame has one size per table (``frame_shape``), so a
-video of episodes (Gymnasium's ``RecordVideo``) keeps one size.
+cards (the faces of ``siete_env.cardart``, the same the web table shows), its face-down
+cards as **card backs** (the same pixels whatever the card), the stakes, the statuses, the
+totals of the face-up cards, the chips (or points), the banker and the seat to act. It reads
+the engine's public facts only (which cards are face-up; a face-down card is drawn from
+nothing but its place in the hand).
+
+The frame is sized to the table (``frame_shape``): a panel a seat, in one column up to four
+seats and two beyond, each panel as wide as its seat's hands need (split hands share it).
+A table keeps one size for all its frames, so a video of episodes (Gymnasium's
+``RecordVideo``) keeps one size; both sides are multiples of 16, as video encoders like.
+Every text is fitted to the box it is given (a smaller size, then an ellipsis): none is
+clipped (``table_image(..., boxes=[])`` lists them; a test checks every preset and 2-12 seats).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+import math
+from dataclasses import dataclass
 
-from .cards import RANK, SUIT, card_label, format_total
+import numpy as np
+from PIL import Image, ImageDraw
+
+from .cardart import card_back, card_face, card_size, font
+from .cards import format_total
 from .game import Game, Phase, Status
 
-CARD_W, CARD_H, CARD_GAP = 30, 42, 4
-SCALE = 2  # font pixels
-LINE = 7 * SCALE + 4
-WIDTH = 760
-LEFT = 28
-MAX_CARDS = 14  # drawn per hand (a hand never holds more below 7½)
+CARD_W = 46
+CARD_H = card_size(CARD_W)[1]
+FAN = 20  # the step between overlapping cards of a hand: the index of each stays in sight
+MAX_CARDS = 14  # a hand never holds more below 7½
+PAD = 8
+LABEL_W = 128  # the seat's name, role, chips
+HEADER_H = 30
+CAPTION = 15  # a caption line under a hand
+PANEL_H = 6 + CARD_H + 4 + 2 * CAPTION + 6
 
-GREEN = (22, 110, 60)
+TABLE = (22, 110, 60)
+PANEL = (18, 92, 50)
 WHITE = (245, 245, 240)
-BLACK = (20, 20, 20)
-GOLD = (235, 190, 40)
-FACE = (250, 248, 235)
-BACK = (40, 70, 160)
-BACK_LINE = (170, 190, 240)
-HIGHLIGHT = (255, 220, 90)
-SUIT_COLOURS = {
-    "spanish": ((210, 160, 0), (200, 30, 30), (30, 80, 200), (30, 140, 50)),
-    "italian": ((210, 160, 0), (200, 30, 30), (30, 80, 200), (30, 140, 50)),
-    "french": ((200, 30, 30), (200, 30, 30), (20, 20, 20), (20, 20, 20)),
+MUTED = (190, 215, 195)
+GOLD = (240, 195, 50)
+HIGHLIGHT = (255, 225, 90)
+_STATUS = {
+    Status.EMPTY: "",
+    Status.WAITING: "waiting",
+    Status.PLAYING: "playing",
+    Status.STOOD: "stands",
+    Status.BUST: "bust",
 }
 
-_GLYPHS = {
-    "0": ["01110", "10001", "10011", "10101", "11001", "10001", "01110"],
-    "1": ["00100", "01100", "00100", "00100", "00100", "00100", "01110"],
-    "2": ["01110", "10001", "00001", "00010", "00100", "01000", "11111"],
-    "3": ["11110", "00001", "00001", "01110", "00001", "00001", "11110"],
-    "4": ["00010", "00110", "01010", "10010", "11111", "00010", "00010"],
-    "5": ["11111", "10000", "11110", "00001", "00001", "10001", "01110"],
-    "6": ["00110", "01000", "10000", "11110", "10001", "10001", "01110"],
-    "7": ["11111", "00001", "00010", "00100", "01000", "01000", "01000"],
-    "8": ["01110", "10001", "10001", "01110", "10001", "10001", "01110"],
-    "9": ["01110", "10001", "10001", "01111", "00001", "00010", "01100"],
-    "A": ["01110", "10001", "10001", "11111", "10001", "10001", "10001"],
-    "B": ["11110", "10001", "10001", "11110", "10001", "10001", "11110"],
-    "C": ["01110", "10001", "10000", "10000", "10000", "10001", "01110"],
-    "D": ["11100", "10010", "10001", "10001", "10001", "10010", "11100"],
-    "E": ["11111", "10000", "10000", "11110", "10000", "10000", "11111"],
-    "F": ["11111", "10000", "10000", "11110", "10000", "10000", "10000"],
-    "G": ["01110", "10001", "10000", "10111", "10001", "10001", "01111"],
-    "H": ["10001", "10001", "10001", "11111", "10001", "10001", "10001"],
-    "I": ["01110", "00100", "00100", "00100", "00100", "00100", "01110"],
-    "J": ["00111", "00010", "00010", "00010", "00010", "10010", "01100"],
-    "K": ["10001", "10010", "10100", "11000", "10100", "10010", "10001"],
-    "L": ["10000", "10000", "10000", "10000", "10000", "10000", "11111"],
-    "M": ["10001", "11011", "10101", "10101", "10001", "10001", "10001"],
-    "N": ["10001", "10001", "11001", "10101", "10011", "10001", "10001"],
-    "O": ["01110", "10001", "10001", "10001", "10001", "10001", "01110"],
-    "P": ["11110", "10001", "10001", "11110", "10000", "10000", "10000"],
-    "Q": ["01110", "10001", "10001", "10001", "10101", "10010", "01101"],
-    "R": ["11110", "10001", "10001", "11110", "10100", "10010", "10001"],
-    "S": ["01111", "10000", "10000", "01110", "00001", "00001", "11110"],
-    "T": ["11111", "00100", "00100", "00100", "00100", "00100", "00100"],
-    "U": ["10001", "10001", "10001", "10001", "10001", "10001", "01110"],
-    "V": ["10001", "10001", "10001", "10001", "10001", "01010", "00100"],
-    "W": ["10001", "10001", "10001", "10101", "10101", "10101", "01010"],
-    "X": ["10001", "10001", "01010", "00100", "01010", "10001", "10001"],
-    "Y": ["10001", "10001", "01010", "00100", "00100", "00100", "00100"],
-    "Z": ["11111", "00001", "00010", "00100", "01000", "10000", "11111"],
-    "+": ["00000", "00100", "00100", "11111", "00100", "00100", "00000"],
-    "-": ["00000", "00000", "00000", "11111", "00000", "00000", "00000"],
-    "/": ["00001", "00010", "00010", "00100", "01000", "01000", "10000"],
-    ".": ["00000", "00000", "00000", "00000", "00000", "01100", "01100"],
-    ":": ["00000", "01100", "01100", "00000", "01100", "01100", "00000"],
-    ">": ["01000", "00100", "00010", "00001", "00010", "00100", "01000"],
-    "?": ["01110", "10001", "00001", "00010", "00100", "00000", "00100"],
-    "(": ["00010", "00100", "01000", "01000", "01000", "00100", "00010"],
-    ")": ["01000", "00100", "00010", "00010", "00010", "00100", "01000"],
-    "½": ["10000", "10010", "10100", "01011", "10001", "00010", "00111"],
-    "*": ["00000", "10101", "01110", "11111", "01110", "10101", "00000"],
-    " ": ["00000"] * 7,
-}
-_BITMAPS = {ch: np.array([[c == "1" for c in row] for row in rows], bool) for ch, rows in _GLYPHS.items()}
+
+def _hands_w(hands_per_seat: int) -> int:
+    """The width of a seat's hands: seven cards of one hand in full fan, or each of its split
+    hands two cards' worth."""
+    one = CARD_W + 6 * FAN
+    return max(one, hands_per_seat * (CARD_W + 2 * FAN) + (hands_per_seat - 1) * PAD)
 
 
-def _text(img: np.ndarray, x: int, y: int, s: str, colour: tuple[int, int, int], scale: int = SCALE) -> int:
-    """Write ``s`` with its top-left corner at ``(x, y)``; returns the x after it."""
-    for ch in s.upper():
-        bm = _BITMAPS.get(ch, _BITMAPS["?"])
-        big = np.kron(bm, np.ones((scale, scale), bool))
-        h, w = big.shape
-        region = img[y : y + h, x : x + w]
-        region[big[: region.shape[0], : region.shape[1]]] = colour
-        x += w + scale
-    return x
+def _layout(num_players: int, hands_per_seat: int) -> tuple[int, int, int, int]:
+    """(columns, rows, panel width, frame width)."""
+    cols = 1 if num_players <= 4 else 2
+    rows = math.ceil(num_players / cols)
+    panel_w = LABEL_W + _hands_w(hands_per_seat) + 2 * PAD
+    return cols, rows, panel_w, cols * panel_w + (cols + 1) * PAD
 
 
-def _rect(img: np.ndarray, x: int, y: int, w: int, h: int, colour: tuple[int, int, int]) -> None:
-    img[max(y, 0) : y + h, max(x, 0) : x + w] = colour
-
-
-def _card_back(img: np.ndarray, x: int, y: int) -> None:
-    _rect(img, x, y, CARD_W, CARD_H, WHITE)
-    _rect(img, x + 2, y + 2, CARD_W - 4, CARD_H - 4, BACK)
-    for i in range(-CARD_H, CARD_W, 6):  # the same lattice on every back
-        for j in range(CARD_H - 4):
-            u = i + j
-            if 2 <= u < CARD_W - 2:
-                img[y + 2 + j, x + u] = BACK_LINE
-                if 2 <= CARD_W - 1 - u < CARD_W - 2:
-                    img[y + 2 + j, x + CARD_W - 1 - u] = BACK_LINE
-
-
-def _pip(img: np.ndarray, cx: int, cy: int, suit: int, colour: tuple[int, int, int]) -> None:
-    """A suit mark: oros a disk, copas a cup, espadas a blade, bastos a club (shapes only)."""
-    yy, xx = np.mgrid[-7:8, -7:8]
-    if suit == 0:
-        shape = xx**2 + yy**2 <= 36
-    elif suit == 1:
-        shape = ((yy <= 1) & (xx**2 + (yy + 1) ** 2 <= 36)) | ((yy > 1) & (abs(xx) <= 1)) | (yy == 6) & (abs(xx) <= 4)
-    elif suit == 2:
-        shape = (abs(xx) <= 1) | ((yy == 2) & (abs(xx) <= 5))
-    else:
-        shape = (abs(xx) + abs(yy) <= 7) & ((abs(xx) <= 2) | (abs(yy) <= 2))
-    region = img[cy - 7 : cy + 8, cx - 7 : cx + 8]
-    region[shape[: region.shape[0], : region.shape[1]]] = colour
-
-
-def _card_face(img: np.ndarray, x: int, y: int, card: int, deck: str) -> None:
-    _rect(img, x, y, CARD_W, CARD_H, BLACK)
-    _rect(img, x + 1, y + 1, CARD_W - 2, CARD_H - 2, FACE)
-    colour = SUIT_COLOURS[deck][SUIT[card]]
-    label = card_label(card, deck)
-    rank = str(RANK[card]) if deck == "spanish" else label[:-1]
-    _text(img, x + 3, y + 3, rank, colour, scale=1 if len(rank) > 1 else 2)
-    _pip(img, x + CARD_W // 2, y + CARD_H - 14, SUIT[card], colour)
+def _round16(v: int) -> int:
+    return -(-v // 16) * 16
 
 
 def frame_shape(num_players: int, hands_per_seat: int) -> tuple[int, int, int]:
     """The (height, width, 3) of every frame of a table."""
-    return (LINE + 8 + num_players * (LINE + hands_per_seat * (CARD_H + 6)) + 4, WIDTH, 3)
+    _, rows, _, width = _layout(num_players, hands_per_seat)
+    return (_round16(HEADER_H + rows * (PANEL_H + PAD) + PAD), _round16(width), 3)
+
+
+@dataclass(frozen=True)
+class TextBox:
+    """A text drawn: the text, the box it was given and the box its pixels take (both
+    ``(x0, y0, x1, y1)``, in the frame)."""
+
+    text: str
+    allowed: tuple[int, int, int, int]
+    drawn: tuple[int, int, int, int]
+
+
+class _Canvas:
+    def __init__(self, shape: tuple[int, int, int], boxes: list[TextBox] | None):
+        self.img = Image.new("RGB", (shape[1], shape[0]), TABLE)
+        self.draw = ImageDraw.Draw(self.img)
+        self.boxes = boxes
+
+    def text(self, x: int, y: int, w: int, h: int, s: str, colour, size: int = 12, bold: bool = False) -> None:
+        """``s`` with its top-left at ``(x, y)``, fitted to ``w`` x ``h`` pixels (``_fit``)."""
+        fitted = _fit(s, w, h, size, bold)
+        if fitted is None:
+            return
+        mask, (x0, y0, x1, y1) = _glyphs(*fitted)
+        self.img.paste(colour, (x + x0, y + y0, x + x1, y + y1), mask)
+        if self.boxes is not None:
+            self.boxes.append(TextBox(fitted[0], (x, y, x + w, y + h), (x + x0, y + y0, x + x1, y + y1)))
+
+    def paste(self, card: Image.Image, x: int, y: int) -> None:
+        self.img.paste(card, (x, y), card)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fit(s: str, w: int, h: int, size: int, bold: bool) -> tuple[str, int, bool] | None:
+    """The text and size that fit ``w`` x ``h``: a smaller size down to 8 px, then cut with
+    an ellipsis; ``None`` when nothing fits."""
+    for px in range(size, 7, -1):
+        f = font(px, bold)
+        if f.getlength(s) <= w and px * 1.2 <= h:
+            break
+    while s and f.getlength(s) > w:
+        s = s[:-2] + "…" if len(s) > 1 else ""
+    return (s, px, bold) if s else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _glyphs(s: str, px: int, bold: bool) -> tuple[Image.Image, tuple[int, int, int, int]]:
+    """A text's pixels as a mask, and the box they take relative to the text's origin
+    (drawn once per text and size: the same few texts recur in every frame)."""
+    f = font(px, bold)
+    box = f.getbbox(s)
+    mask = Image.new("L", (box[2] - box[0], box[3] - box[1]), 0)
+    ImageDraw.Draw(mask).text((-box[0], -box[1]), s, font=f, fill=255)
+    return mask, box
+
+
+def status_word(status: int) -> str:
+    """A hand's status as a word (``waiting``, ``playing``, ``stands``, ``bust``)."""
+    return _STATUS[Status(status)]
 
 
 def face_down_cards(g: Game, k: int) -> set[int]:
@@ -158,53 +148,73 @@ def face_down_cards(g: Game, k: int) -> set[int]:
     return down
 
 
-def table_image(g: Game, deck: str = "spanish", hands_per_episode: int = 1) -> np.ndarray:
-    """An RGB frame (``uint8``) of the table: the public view (face-down cards as backs)."""
+def header_text(g: Game, hands_per_episode: int) -> str:
+    """The line over the table: which hand, the phase, the cards left (also the text view's)."""
+    over = g.phase == Phase.OVER
+    done = g.hand_no + (0 if over else 1)
+    if g.rules.play_to_target:
+        hand = f"hand {done} (game to {g.rules.target_score} points)"
+    else:
+        hand = f"hand {done}/{hands_per_episode}"
+    return f"{hand}   {Phase(g.phase).name.lower()}   {g.cards_left()} cards in the deck"
+
+
+def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker: bool, mark: bool) -> None:
+    cards = g.cards[k][:MAX_CARDS]
+    down = face_down_cards(g, k)
+    step = FAN if len(cards) <= 1 else min(FAN, (w - CARD_W) // (len(cards) - 1))
+    for i, card in enumerate(cards):
+        c.paste(card_back(CARD_W) if card in down else card_face(card, deck, CARD_W), x + i * step, y)
+    visible = [card for card in g.cards[k] if card not in down]
+    adjust = -1 if (g.ace_half and g.ace_half[k]) else 0
+    total = format_total(g.hand_total(visible, adjust)) if visible else "0"
+    line = " ".join(p for p in (status_word(g.status[k]), total + (" +?" if down else "")) if p)
+    yc = y + CARD_H + 4
+    c.text(x, yc, w, CAPTION, ("▶ " if mark else "") + line, HIGHLIGHT if mark else WHITE, 12, bold=mark)
+    if not banker and g.rules.scoring == "stakes":
+        c.text(x, yc + CAPTION, w, CAPTION, f"stake {g.stake[k]}", MUTED, 12)
+
+
+def table_image(
+    g: Game, deck: str = "spanish", hands_per_episode: int = 1, boxes: list[TextBox] | None = None
+) -> np.ndarray:
+    """An RGB frame (``uint8``) of the table: the public view (face-down cards as backs).
+    ``boxes``, a list, receives every text drawn (``TextBox``)."""
     n, H = g.n, g.hands_per_seat
     shape = frame_shape(n, H)
-    img = np.empty(shape, np.uint8)
-    img[:] = GREEN
+    c = _Canvas(shape, boxes)
     if not hasattr(g, "hidden"):  # never started
-        return img
+        return np.asarray(c.img)
+    cols, rows, panel_w, _ = _layout(n, H)
+    c.text(PAD, 7, shape[1] - 2 * PAD, HEADER_H - 8, header_text(g, hands_per_episode), WHITE, 14)
     over = g.phase == Phase.OVER
-    header = (
-        f"hand {g.hand_no + (0 if over else 1)}/{hands_per_episode}   "
-        f"phase {Phase(g.phase).name}   deck {g.cards_left()}"
-    )
-    _text(img, 8, 6, header, WHITE)
-    y = LINE + 8
     unit = "points" if g.rules.scoring == "points" else "chips"
     order = [*g.order, g.banker]  # turn order, the banker last; seats sitting out after
-    for s in sorted(range(n), key=lambda s: order.index(s) if s in order else n + s):
-        banker = s == g.banker
-        acting = s == g.acting_seat
-        label = f"{'>' if acting else ' '}player {s} {'banker' if banker else 'punter'}  {unit} {g.chips[s]:+d}"
-        _text(img, 8, y + 2, label, HIGHLIGHT if acting else (GOLD if banker else WHITE))
-        yh = y + LINE
-        for h in range(min(g.nhands[s], H)):
-            k = g.slot(s, h)
-            cards = g.cards[k]
-            if not cards and g.status[k] == Status.EMPTY:
-                continue
-            down = face_down_cards(g, k)
-            x = LEFT
-            for c in cards[:MAX_CARDS]:
-                if c in down:
-                    _card_back(img, x, yh)
-                else:
-                    _card_face(img, x, yh, c, deck)
-                x += CARD_W + CARD_GAP
-            visible = [c for c in cards if c not in down]
-            adjust = -1 if (g.ace_half and g.ace_half[k]) else 0
-            total = format_total(g.hand_total(visible, adjust)) if visible else "0"
-            info = f"{Status(g.status[k]).name} {total}{'+?' if down else ''}"
-            if not banker:
-                info += f" stake {g.stake[k]}"
-            mark = ">" if (acting and h == g.hand and not over) else ""
-            _text(img, WIDTH - 230, yh + 12, mark + info, WHITE)
-            yh += CARD_H + 6
-        y += LINE + H * (CARD_H + 6)
-    return img
+    seats = sorted(range(n), key=lambda s: order.index(s) if s in order else n + s)
+    hands_w = _hands_w(H)
+    for i, s in enumerate(seats):
+        px = PAD + (i // rows) * (panel_w + PAD)
+        py = HEADER_H + (i % rows) * (PANEL_H + PAD)
+        banker, acting = s == g.banker, s == g.acting_seat and not over
+        c.draw.rounded_rectangle(
+            [px, py, px + panel_w - 1, py + PANEL_H - 1], 8, fill=PANEL, outline=HIGHLIGHT if acting else PANEL, width=2
+        )
+        lx, lw = px + PAD, LABEL_W - PAD
+        c.text(lx, py + 6, lw, 20, f"player {s}", HIGHLIGHT if acting else WHITE, 15, bold=True)
+        c.text(lx, py + 28, lw, 18, "banker" if banker else "punter", GOLD if banker else MUTED, 13, bold=banker)
+        c.text(lx, py + 48, lw, 18, f"{g.chips[s]:+d} {unit}", WHITE, 13)
+        if acting:
+            c.text(lx, py + 68, lw, 18, "to act", HIGHLIGHT, 13, bold=True)
+        used = [
+            h for h in range(min(g.nhands[s], H)) if g.cards[g.slot(s, h)] or g.status[g.slot(s, h)] != Status.EMPTY
+        ]
+        if not used:
+            continue
+        each = (hands_w - (len(used) - 1) * PAD) // len(used)
+        for j, h in enumerate(used):
+            mark = acting and h == g.hand and len(used) > 1
+            _hand(c, g, g.slot(s, h), px + LABEL_W + j * (each + PAD), py + 6, each, deck, banker, mark)
+    return np.asarray(c.img)
 
 
-__all__ = ["face_down_cards", "frame_shape", "table_image"]
+__all__ = ["TextBox", "face_down_cards", "frame_shape", "header_text", "status_word", "table_image"]
