@@ -27,6 +27,7 @@ from ..features import folded_size
 from ..game import FIXED_ACTIONS, build_actions
 from ..rules import MAX_PLAYERS, Rules, resolve_rules
 from ..settle import Payouts
+from .. import firstuse
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
@@ -175,6 +176,7 @@ class BatchedTables:
         bankers = np.broadcast_to(np.asarray(bankers, np.int64), (len(games),)).copy()
         if ((bankers < 0) | (bankers >= self.n)).any():
             raise ValueError(f"bankers must be seats 0..{self.n - 1}")
+        firstuse.notice(K.start_batch, "the batched engine")
         K.start_batch(self.state, self.cfg, games, bankers, decks, decks.shape[1])
 
     def shuffled_decks(self, count: int, rng: np.random.Generator) -> np.ndarray:

@@ -44,6 +44,7 @@ from ..features import fold_suits as _fold
 from ..features import suits_matter
 from ..gym_env import MAX_SKIPPED, policy_pool
 from ..opponents import policy_probs, resolve
+from .. import firstuse
 from . import kernels as K
 from .engine import BatchedTables
 
@@ -319,6 +320,7 @@ class SeatVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+        firstuse.notice(K.new_episode, "the batched engine")
         if isinstance(seed, list | tuple):
             seed = seed[0] if seed else None  # one stream for the batch: the first seed
         options = dict(options or {})

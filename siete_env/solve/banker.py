@@ -32,6 +32,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from .. import firstuse
 from ..cards import N_CARDS, N_RANKS, N_SUITS
 from .states import BANKER_75, BANKER_BUST, BUST, FOUR, LIMIT, MAX_DECIDING, NO_SUCH_CARD, VAL, HeadsUpStates
 
@@ -115,6 +116,7 @@ def _run(st: HeadsUpStates, rows: np.ndarray | None, mode: int, hit: np.ndarray 
     if rows is not None:
         vk, vU, stake = vk[rows], vU[rows], stake[rows]
     f64 = np.float64
+    firstuse.notice(kernels.banker_pass, "the exact evaluator")
     return kernels.banker_pass(
         vk, vU, stake, *a.tree,
         _NONE if hit is None else np.ascontiguousarray(hit, f64),
