@@ -52,7 +52,9 @@ def compile_ahead() -> dict[str, float]:
     out = {}
     t = time.perf_counter()
     for role in ("Punter", "Banker"):
-        env = gym.make_vec(f"SieteYMedia-{role}-v0", num_envs=4, vectorization_mode="vector_entry_point", opponents="random")
+        env = gym.make_vec(
+            f"SieteYMedia-{role}-v0", num_envs=4, vectorization_mode="vector_entry_point", opponents="random"
+        )
         _, info = env.reset(seed=0)
         rng = np.random.default_rng(0)
         for _ in range(40):

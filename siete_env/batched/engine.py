@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import firstuse
 from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
 from ..game import FIXED_ACTIONS, build_actions
 from ..rules import MAX_PLAYERS, Rules, resolve_rules
 from ..settle import Payouts
-from .. import firstuse
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15

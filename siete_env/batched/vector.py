@@ -40,11 +40,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .. import firstuse
 from ..features import fold_suits as _fold
 from ..features import suits_matter
 from ..gym_env import MAX_SKIPPED, policy_pool
 from ..opponents import policy_probs, resolve
-from .. import firstuse
 from . import kernels as K
 from .engine import BatchedTables
 
