@@ -90,9 +90,20 @@ class TextBox:
 
 class _Canvas:
     def __init__(self, shape: tuple[int, int, int], boxes: list[TextBox] | None):
-        self.img = Image.new("RGB", (shape[1], shape[0]), TABLE)
+        # Pillow draws straight into a numpy array (an RGBA image sharing its memory): no
+        # copy out of Pillow at the end, the green cloth copied in from one kept array
+        self.pixels = _cloth(shape[0], shape[1]).copy()
+        self.img = Image.frombuffer("RGBA", (shape[1], shape[0]), self.pixels, "raw", "RGBA", 0, 1)
+        self.img.readonly = False
         self.draw = ImageDraw.Draw(self.img)
         self.boxes = boxes
+
+    def frame(self) -> np.ndarray:
+        h, w, _ = self.pixels.shape
+        out = np.empty((h, w, 3), np.uint8)
+        for i in range(3):  # a channel at a time: numpy copies these strides fastest
+            out[:, :, i] = self.pixels[:, :, i]
+        return out
 
     def text(self, x: int, y: int, w: int, h: int, s: str, colour, size: int = 12, bold: bool = False) -> None:
         """``s`` with its top-left at ``(x, y)``, fitted to ``w`` x ``h`` pixels (``_fit``)."""
@@ -100,12 +111,19 @@ class _Canvas:
         if fitted is None:
             return
         mask, (x0, y0, x1, y1) = _glyphs(*fitted)
-        self.img.paste(colour, (x + x0, y + y0, x + x1, y + y1), mask)
+        self.img.paste((*colour, 255), (x + x0, y + y0, x + x1, y + y1), mask)
         if self.boxes is not None:
             self.boxes.append(TextBox(fitted[0], (x, y, x + w, y + h), (x + x0, y + y0, x + x1, y + y1)))
 
     def paste(self, card: Image.Image, x: int, y: int) -> None:
         self.img.paste(card, (x, y), card)
+
+
+@functools.lru_cache(maxsize=64)
+def _cloth(h: int, w: int) -> np.ndarray:
+    out = np.empty((h, w, 4), np.uint8)
+    out[:] = (*TABLE, 255)
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -184,7 +202,7 @@ def table_image(
     shape = frame_shape(n, H)
     c = _Canvas(shape, boxes)
     if not hasattr(g, "hidden"):  # never started
-        return np.asarray(c.img)
+        return c.frame()
     cols, rows, panel_w, _ = _layout(n, H)
     c.text(PAD, 7, shape[1] - 2 * PAD, HEADER_H - 8, header_text(g, hands_per_episode), WHITE, 14)
     over = g.phase == Phase.OVER
@@ -214,7 +232,7 @@ def table_image(
         for j, h in enumerate(used):
             mark = acting and h == g.hand and len(used) > 1
             _hand(c, g, g.slot(s, h), px + LABEL_W + j * (each + PAD), py + 6, each, deck, banker, mark)
-    return np.asarray(c.img)
+    return c.frame()
 
 
 __all__ = ["TextBox", "face_down_cards", "frame_shape", "header_text", "status_word", "table_image"]
