@@ -48,7 +48,7 @@ _THRESHOLDS = {
 _TABLES = ("cfr", "table")
 _LEARNED = ("ppo", "rllib")  # a model path, greedy or ``:sample``
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-PRETRAINED = {"punter": "spanish-headsup.npz", "banker": "spanish-headsup.npz"}  # the final pair: one table file
+PRETRAINED = {"punter": "spanish-headsup.npz", "banker": "spanish-headsup.npz"}  # the final pair: one file
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
@@ -186,19 +186,21 @@ def make_agent(spec: Any, env, seed: int | None = None):
         return RandomAgent(env, seed)
     if a.kind in _THRESHOLDS:
         return _THRESHOLDS[a.kind](env, a.total)
-    if a.kind in _TABLES or a.kind == "pretrained":
-        from siete_env.solve import load_tables
+    if a.kind == "pretrained":
+        from .pretrained import PretrainedPair
 
         try:
-            return load_tables(a.path).agent(env, seed)
+            return PretrainedPair.load(a.path).agent(env, seed)
         except ValueError as err:
-            if a.kind != "pretrained":
-                raise
             raise ValueError(
                 f"{spec}: the pretrained agents play heads-up spanish (with or without splits), not this table "
                 f"({env.unwrapped.num_players} players, rules {env.unwrapped.rules.preset}); "
                 "at other tables use heuristics such as smart:6 (banker) and bold:5.5 (punter)"
             ) from err
+    if a.kind in _TABLES:
+        from siete_env.solve import load_tables
+
+        return load_tables(a.arg).agent(env, seed)
     if a.kind == "rllib":
         from .rllib_policy import RLlibAgent
 

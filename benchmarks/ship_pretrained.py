@@ -1,0 +1,123 @@
+"""Ship a training run's final pair as the pretrained agents (``pretrained:punter``,
+``pretrained:banker``): copy its ``final.npz`` into ``agents/pretrained/`` and write beside
+it the exact values a test re-measures (``tests/test_pretrained.py``).
+
+    python benchmarks/ship_pretrained.py runs/default-s0 [--command "make train"]
+
+The values are exact (``siete_env.solve``, heads-up, the rules the file was solved for):
+the pair's NashConv and both best-response values, and the pair's expected chips per hand
+against every heuristic of the run's report (as punter against the heuristic bankers, as
+banker against the heuristic punters).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+PUNTERS = ("random", "threshold:5", "threshold:5.5", "bold:5.5")
+BANKERS = ("random", "banker:5.5", "banker:6", "smart:6")
+TARGET = Path(__file__).resolve().parent.parent / "agents" / "pretrained"
+
+
+def exact_values(path: Path) -> dict:
+    """The exact values of the pretrained pair in ``path``: one population holding the pair
+    and the heuristics of each side, so every table is computed once (the banker network's
+    over tens of millions of states is the dear one)."""
+    from agents.pretrained import PretrainedPair
+    from agents.specs import make_agent
+    from siete_env import raw_env
+    from siete_env.solve.mixture import Population
+    from siete_env.solve.results import NashConv
+
+    pair = PretrainedPair.load(path)
+    env = raw_env(num_players=2, rules=pair.rules)
+    agent = pair.agent(env, seed=0)
+    pop = Population(pair.rules)
+    pop.add_punter(agent, "pretrained")
+    pop.add_banker(agent, "pretrained")
+    for spec in PUNTERS:
+        pop.add_punter(make_agent(spec, env, seed=0), spec)
+    for spec in BANKERS:
+        pop.add_banker(make_agent(spec, env, seed=0), spec)
+    M = pop.matrix  # the punter's chips per hand, punters x bankers
+    first_p = np.eye(len(pop.punters))[0]
+    first_b = np.eye(len(pop.bankers))[0]
+    nc = NashConv.of(float(M[0, 0]), pop.banker_worst(first_b)[0], -pop.punter_worst(first_p)[0])
+    return {
+        "nash_conv": nc.nash_conv,
+        "ev": nc.ev,
+        "punter_br_value": nc.punter_br_value,
+        "banker_br_value": nc.banker_br_value,
+        "as_punter_vs": {b: float(M[0, 1 + j]) for j, b in enumerate(BANKERS)},
+        "as_banker_vs": {p: float(-M[1 + i, 0]) for i, p in enumerate(PUNTERS)},
+    }
+
+
+def build_pair(run: Path):
+    """The shipped form of a run's final pair: the punter mixture's tables from
+    ``final.npz`` and the banker network of weight 1 (numpy weights)."""
+    from agents.learned import load_policy
+    from agents.pretrained import PretrainedPair
+    from siete_env.solve import load_tables
+
+    tables = load_tables(run / "final.npz")
+    state = json.loads((run / "state.json").read_text())
+    weights = state["final"]["weights"]["banker"]
+    heavy = [k for k, w in weights.items() if w > 1e-9]
+    if len(heavy) != 1:
+        raise SystemExit(
+            f"the run's final banker mixes {len(heavy)} snapshots ({heavy}): this script ships a banker of one "
+            "network; ship the whole final.npz instead (table:PATH) or extend PretrainedPair"
+        )
+    return PretrainedPair(tables.rules, tables.bet, tables.draw, load_policy(str(run / heavy[0]))), heavy[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", help="a run folder with final.npz (evaluation.select: mixture)")
+    ap.add_argument("--command", default="make train", help="the command that made the run (recorded)")
+    ap.add_argument("--commit", default=None, help="the commit the run was made on (default: HEAD)")
+    ap.add_argument("--name", default="spanish-headsup")
+    args = ap.parse_args(argv)
+    src = Path(args.run) / "final.npz"
+    if not src.is_file():
+        ap.error(f"{src} does not exist: the run must end with a final mixture (evaluation.select: mixture)")
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    )
+    t = time.perf_counter()
+    pair, banker = build_pair(Path(args.run))
+    dst = TARGET / f"{args.name}.npz"
+    pair.save(dst)
+    values = exact_values(dst)
+    state = json.loads((Path(args.run) / "state.json").read_text())
+    meta = {
+        "file": dst.name,
+        "what": "the final pair of the default training run: the least exploitable mixture of its snapshots "
+        f"(punter: their mixture's tables; banker: {banker}, weight 1)",
+        "command": args.command,
+        "run": str(args.run),
+        "commit": commit,
+        "rules": pair.rules,
+        "run_nash_conv": state["final"]["nash_conv"],
+        "mixture_weights": state["final"]["weights"],
+        "exact": values,
+        "measured_seconds": round(time.perf_counter() - t, 1),
+    }
+    (TARGET / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta["exact"], indent=2))
+    print(f"wrote {dst} ({dst.stat().st_size / 1e6:.1f} MB) and {args.name}.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

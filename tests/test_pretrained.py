@@ -1,0 +1,115 @@
+"""The pretrained agents shipped with the package: they play by spec without training (no
+torch, no SB3), and the shipped file reproduces the exact values stated beside it
+(``agents/pretrained/*.json``, quoted in docs/agents.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.specs import PRETRAINED, PRETRAINED_DIR, AgentSpec, make_agent
+from siete_env import raw_env
+
+META = json.loads((PRETRAINED_DIR / "spanish-headsup.json").read_text())
+
+
+def test_the_stated_exact_values_are_the_shipped_files():
+    """NashConv, both best responses and every heuristic pairing, recomputed exactly."""
+    sys.path.insert(0, str(PRETRAINED_DIR.parent.parent / "benchmarks"))
+    from ship_pretrained import exact_values
+
+    got = exact_values(PRETRAINED_DIR / META["file"])
+    want = META["exact"]
+    for key in ("nash_conv", "ev", "punter_br_value", "banker_br_value"):
+        assert got[key] == pytest.approx(want[key], abs=1e-9), key
+    for side in ("as_punter_vs", "as_banker_vs"):
+        assert got[side].keys() == want[side].keys()
+        for spec, v in want[side].items():
+            assert got[side][spec] == pytest.approx(v, abs=1e-9), (side, spec)
+
+
+def test_docs_quote_the_stated_nash_conv():
+    docs = (PRETRAINED_DIR.parent.parent / "docs" / "agents.md").read_text()
+    assert f"{META['exact']['nash_conv']:.4f}" in docs
+
+
+@pytest.mark.parametrize("rules", ["spanish", {"preset": "spanish", "max_splits": 0}])
+def test_they_play_both_seats_of_a_heads_up_spanish_table(rules):
+    e = raw_env(num_players=2, rules=rules)
+    e.reset(seed=0)
+    agents = {s: make_agent(f"pretrained:{r}", e, seed=s) for s, r in enumerate(("banker", "punter"))}
+    for _ in range(30):
+        for agent in e.agent_iter():
+            _, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            obs = e.observe(agent)
+            action = agents[e.seat_of(agent)](obs)
+            assert obs["action_mask"][action]
+            e.step(action)
+        e.reset()
+    assert sum(e.game.chips) == 0
+
+
+def test_specs_and_bad_uses():
+    assert AgentSpec.parse("pretrained:punter").path == PRETRAINED_DIR / PRETRAINED["punter"]
+    with pytest.raises(ValueError, match="pretrained:punter, pretrained:banker"):
+        AgentSpec.parse("pretrained:dealer")
+    e = raw_env(num_players=3, rules="spanish")
+    with pytest.raises(ValueError, match="play heads-up spanish"):
+        make_agent("pretrained:banker", e)
+
+
+def test_they_play_without_torch_or_sb3():
+    """In a fresh interpreter where importing torch or stable_baselines3 fails."""
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from siete_env import raw_env\n"
+        "from agents.specs import make_agent\n"
+        "e = raw_env(num_players=2); e.reset(seed=1)\n"
+        "a = make_agent('pretrained:punter', e, seed=0)\n"
+        "agent = e.agent_selection\n"
+        "print(e.action_names[a(e.observe(agent))])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().startswith(("BET_", "STAND", "HIT"))
+
+
+def test_evaluate_and_play_take_them(tmp_path):
+    from agents.play import main as play_main
+
+    script = tmp_path / "moves.txt"
+    script.write_text("BET_1\nSTAND\n")
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    rc = play_main(
+        [
+            "--seat",
+            "1",
+            "--banker",
+            "0",
+            "--episodes",
+            "1",
+            "--opponents",
+            "pretrained:banker",
+            "--script",
+            str(script),
+        ],
+        console=Console(file=out, width=120),
+    )
+    assert rc == 0 and "pretrained:banker" in out.getvalue()
+    np.testing.assert_equal(len(META["exact"]["as_punter_vs"]), 4)
