@@ -8,9 +8,9 @@ each other on the AEC environment (the optional extra: ``pip install -e ".[rllib
 RLlib's PPO (new API stack: RLModules, Learners, EnvRunners) on ``siete_env.role_env.RoleEnv``
 wrapped in RLlib's ``PettingZooEnv``: agents ``banker`` and ``punter_1..`` (the bank at
 seat 0), one RL module per role (``policy_mapping_fn``: ``banker`` -> the banker module,
-every punter -> the punter module), both trained, each with RLlib's action-masking PPO
-module (observations ``{"observations", "action_mask"}``: illegal actions get no
-probability). Rewards are each agent's own chips.
+every punter -> the punter module), both trained, each RLlib's default PPO module with
+action masking (``agents.rllib_module``; observations ``{"observations", "action_mask"}``:
+illegal actions get no probability). Rewards are each agent's own chips.
 
 The run folder (``runs/rllib-<name>-s<seed>`` unless ``--run-dir``) holds ``config.yaml``,
 ``progress.jsonl`` (one line per iteration: env steps, throughput, returns and losses per
@@ -145,14 +145,15 @@ def algorithm_config(cfg: RLlibConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
+
+    from agents.rllib_module import MaskedPPOTorchRLModule
 
     register_env("siete_y_media_roles", make_env)
     p = cfg.ppo
     model = {"fcnet_hiddens": list(p.fcnet_hiddens), "fcnet_activation": p.fcnet_activation}
     specs = {
-        role: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model) for role in ("banker", "punter")
+        role: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model) for role in ("banker", "punter")
     }
     r, lr = cfg.env_runners, cfg.learners
     return (
