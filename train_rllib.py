@@ -8,16 +8,17 @@ each other on the AEC environment (the optional extra: ``pip install -e ".[rllib
 RLlib's PPO (new API stack: RLModules, Learners, EnvRunners) on ``siete_env.role_env.RoleEnv``
 wrapped in RLlib's ``PettingZooEnv``: agents ``banker`` and ``punter_1..`` (the bank at
 seat 0), one RL module per role (``policy_mapping_fn``: ``banker`` -> the banker module,
-every punter -> the punter module), both trained, each with RLlib's action-masking PPO
-module (observations ``{"observations", "action_mask"}``: illegal actions get no
-probability). Rewards are each agent's own chips.
+every punter -> the punter module), both trained, each RLlib's default PPO module with
+action masking (``agents.rllib_module``; observations ``{"observations", "action_mask"}``:
+illegal actions get no probability). Rewards are each agent's own chips.
 
 The run folder (``runs/rllib-<name>-s<seed>`` unless ``--run-dir``) holds ``config.yaml``,
 ``progress.jsonl`` (one line per iteration: env steps, throughput, returns and losses per
-module), ``checkpoints/iter_XXXX`` (RLlib checkpoints, each with ``siete_actors.npz``: the
-two actors as numpy arrays), ``checkpoint`` (the last one) and ``report.json`` (the final
-policies against the baselines, played by ``agents.tournament``). Any checkpoint is an agent
-spec for ``evaluate.py``: ``rllib:runs/.../checkpoint`` (``:sample`` to sample).
+module, illegal moves so far: 0), ``checkpoints/iter_XXXX`` (RLlib checkpoints, each with
+``siete_actors.npz``: the two actors as numpy arrays), ``checkpoint`` (the last one) and
+``report.json`` (the final policies against the baselines, played by ``agents.tournament``).
+Any checkpoint is an agent spec for ``evaluate.py``: ``rllib:runs/.../checkpoint``
+(``:sample`` to sample).
 """
 
 from __future__ import annotations
@@ -144,14 +145,15 @@ def algorithm_config(cfg: RLlibConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
+
+    from agents.rllib_module import MaskedPPOTorchRLModule
 
     register_env("siete_y_media_roles", make_env)
     p = cfg.ppo
     model = {"fcnet_hiddens": list(p.fcnet_hiddens), "fcnet_activation": p.fcnet_activation}
     specs = {
-        role: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model) for role in ("banker", "punter")
+        role: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model) for role in ("banker", "punter")
     }
     r, lr = cfg.env_runners, cfg.learners
     return (
@@ -159,6 +161,13 @@ def algorithm_config(cfg: RLlibConfig):
         .environment(
             "siete_y_media_roles",
             env_config={"num_players": cfg.num_players, "rules": cfg.rules, "fold_suits": cfg.fold_suits},
+            # RLlib's env check (check_multiagent_environments, on every env an env runner
+            # makes) steps each env once with get_action_space(agent).sample(): an unmasked
+            # action, illegal two times in three (a punter's first move: 5 legal of 15), each
+            # one ending its hand with PettingZoo's "Illegal move made" warning. The masked
+            # modules never make one; tests/test_rllib.py runs RLlib's check with legal
+            # actions (and PettingZoo's api_test) instead.
+            disable_env_checking=True,
         )
         .multi_agent(
             policies={"banker", "punter"}, policy_mapping_fn=policy_mapping_fn, policies_to_train=["banker", "punter"]
@@ -204,6 +213,21 @@ def init_ray(cfg: RLlibConfig) -> None:
             "excludes": ["__pycache__", "*.so"],  # the workers run the Python engine and compile their own kernels
         }
     ray.init(**kwargs)
+
+
+def illegal_moves(algo) -> int | None:
+    """Actions given against the mask so far by the envs of every env runner (the local one
+    and the remote ones; ``RoleEnv.illegal_moves``): a masked learner makes none. None if no
+    runner holds an env to ask."""
+
+    def count(runner) -> tuple[int, int]:
+        envs = getattr(getattr(runner, "env", None), "envs", None) or []
+        roles = [getattr(e.unwrapped, "env", None) for e in envs]
+        counts = [r.illegal_moves for r in roles if hasattr(r, "illegal_moves")]
+        return len(counts), sum(counts)
+
+    found = algo.env_runner_group.foreach_env_runner(count, local_env_runner=True)
+    return sum(k for _, k in found) if any(n for n, _ in found) else None
 
 
 def module_states(algo) -> dict[str, dict[str, Any]]:
@@ -264,6 +288,7 @@ def train(cfg: RLlibConfig, run_dir: Path, progress=print) -> dict[str, Any]:
             t0 = time.perf_counter()
             result = algo.train()
             s = _summary(result, time.perf_counter() - t0)
+            s["illegal_moves"] = illegal_moves(algo)  # so far, over all env runners: 0 (masked modules)
             total_steps += s["env_steps"]
             total_seconds += s["seconds"]
             log.write(json.dumps(s) + "\n")
@@ -272,6 +297,7 @@ def train(cfg: RLlibConfig, run_dir: Path, progress=print) -> dict[str, Any]:
                 f"iteration {it}/{cfg.iterations}: {s['env_steps']} env steps in {s['seconds']:.1f} s "
                 f"({s['env_steps_per_s']:,.0f}/s), returns "
                 + ", ".join(f"{k} {v:+.3f}" for k, v in sorted(s["returns"].items()))
+                + (f"; {s['illegal_moves']} ILLEGAL MOVES so far" if s["illegal_moves"] else "")
             )
             if it % cfg.checkpoint_every == 0 or it == cfg.iterations:
                 last = save_checkpoint(algo, cfg, run_dir / "checkpoints" / f"iter_{it:04d}")
@@ -280,6 +306,7 @@ def train(cfg: RLlibConfig, run_dir: Path, progress=print) -> dict[str, Any]:
         if final.is_symlink() or final.exists():
             final.unlink()
         final.symlink_to(last.relative_to(run_dir))
+        illegal = illegal_moves(algo)
         algo.stop()
     finally:
         ray.shutdown()
@@ -288,6 +315,7 @@ def train(cfg: RLlibConfig, run_dir: Path, progress=print) -> dict[str, Any]:
         "env_steps": total_steps,
         "train_seconds": total_seconds,
         "env_steps_per_s": total_steps / total_seconds if total_seconds else 0.0,
+        "illegal_moves": illegal,
     }
     (run_dir / "state.json").write_text(json.dumps(state, indent=2))
     return state

@@ -8,7 +8,8 @@ observations are ``{"observations": vector, "action_mask": float32 mask}``, the 
 RLlib's action-masking RL module expects (the mask as ``float32``, which it takes the log
 of; ``mask_dtype="int8"`` for PettingZoo's own tools); the vector is the AEC observation,
 suit-folded (``siete_env.features``) if ``fold_suits``. Rewards, turn order, dead steps and
-terminations are the AEC env's own.
+terminations are the AEC env's own. ``illegal_moves`` counts the actions this env was
+given that its mask forbade (each one ended its episode): a masked learner leaves it at 0.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class RoleEnv(AECEnv):
             }
         )
         self._act_space = spaces.Discrete(A)
+        self.illegal_moves = 0  # actions given against the mask, over this env's lifetime
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_space
@@ -93,7 +95,14 @@ class RoleEnv(AECEnv):
         return {"observations": x, "action_mask": o["action_mask"].astype(self._mask_dtype)}
 
     def step(self, action: int | None) -> None:
-        self.env.step(None if action is None else int(action))
+        if action is not None:
+            action = int(action)
+            raw = self.raw
+            a = raw.agent_selection if raw._started else None
+            live = a is not None and not (raw.terminations.get(a, True) or raw.truncations.get(a, True))
+            if live and action not in raw.game.legal_actions():
+                self.illegal_moves += 1  # TerminateIllegalWrapper ends the episode (and warns)
+        self.env.step(action)
         self._sync()
 
     def state(self) -> np.ndarray:

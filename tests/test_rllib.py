@@ -3,8 +3,9 @@
 Without Ray: the role-named AEC env passes PettingZoo's API test, configs are validated,
 and the ``rllib:`` agent spec plays numpy actors written like ``train_rllib.py`` writes
 them. With Ray (``pip install -e ".[rllib]"``, its own environment): a smoke run of a few
-iterations updates both modules, its checkpoint's numpy actors give the RLlib modules'
-own action probabilities, and ``evaluate.py`` plays the checkpoint as an agent spec.
+iterations updates both modules without a single illegal move, its checkpoint's numpy
+actors give the RLlib modules' own action probabilities, and ``evaluate.py`` plays the
+checkpoint as an agent spec.
 """
 
 from __future__ import annotations
@@ -56,6 +57,26 @@ def test_role_env_rewards_are_the_aec_env_rewards():
             a.step(act)
             b.step(act)
             assert a.rewards == {("banker" if s == 0 else f"punter_{s}"): b.rewards[f"player_{s}"] for s in range(3)}
+
+
+def test_role_env_counts_illegal_moves():
+    """``illegal_moves`` counts the actions given against the mask (each ends the hand with -1
+    for the offender and PettingZoo's warning); legal play and dead steps leave it at 0."""
+    e = RoleEnv(num_players=3)
+    rng = np.random.default_rng(0)
+    for ep in range(30):
+        e.reset(seed=ep)
+        while e.agents:
+            a = e.agent_selection
+            e.step(None if e.terminations[a] else int(rng.choice(np.flatnonzero(e.observe(a)["action_mask"]))))
+    assert e.illegal_moves == 0
+    e.reset(seed=0)
+    a = e.agent_selection
+    e.step(int(np.flatnonzero(e.observe(a)["action_mask"] == 0)[0]))
+    assert e.illegal_moves == 1 and e.rewards[a] == -1 and all(e.terminations.values())
+    while e.agents:
+        e.step(None)
+    assert e.illegal_moves == 1
 
 
 def test_config_is_validated():
@@ -127,6 +148,39 @@ def test_rllib_spec_is_an_agent_spec(tmp_path):
 
 
 # --------------------------------------------------------------------------- with Ray
+def test_rllib_env_check_with_legal_actions():
+    """RLlib's own env check (``check_multiagent_environments``) passes on the env that
+    ``train_rllib.py`` builds when its one action is legal. As RLlib runs it, with
+    ``get_action_space(agent).sample()`` (no mask), it makes illegal moves: the source of
+    the "Illegal move made" warnings of earlier runs, so the runs switch it off."""
+    pytest.importorskip("ray.rllib")
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    import train_rllib as tr
+
+    cfg = tr.load_config(None, ["num_players=3"])
+    assert tr.algorithm_config(cfg).disable_env_checking
+    env = tr.make_env({"num_players": 3, "rules": "spanish", "fold_suits": "auto"})
+    role = env.env
+
+    class Legal:  # the check's action sampler, masked
+        def __init__(self, agent):
+            self.agent = agent
+
+        def sample(self):
+            return int(np.flatnonzero(role.observe(self.agent)["action_mask"])[-1])
+
+    env.get_action_space = Legal
+    for _ in range(20):
+        check_multiagent_environments(env)
+    assert role.illegal_moves == 0
+    del env.get_action_space  # RLlib's unmasked sample: illegal two times in three
+    env.get_action_space("punter_1").seed(0)
+    for _ in range(20):
+        check_multiagent_environments(env)
+    assert role.illegal_moves > 0
+
+
 def test_smoke_run_updates_both_policies_and_evaluates(tmp_path, capsys):
     pytest.importorskip("ray.rllib")
     import ray
@@ -157,6 +211,7 @@ def test_smoke_run_updates_both_policies_and_evaluates(tmp_path, capsys):
             assert summary[role]["steps_trained"] > 0
             changed = [n for n in before[role] if not torch.equal(before[role][n], after[role][n])]
             assert any(n.startswith("pi.") for n in changed), role
+        assert tr.illegal_moves(algo) == 0  # the masked modules, over every env of every runner
         ckpt = tr.save_checkpoint(algo, cfg, tmp_path / "checkpoint")
         # the numpy actors are the modules' own masked action distributions
         env = RoleEnv(num_players=2)
@@ -186,6 +241,14 @@ def test_smoke_run_updates_both_policies_and_evaluates(tmp_path, capsys):
             want = np.exp(logits - logits.max(axis=1, keepdims=True))
             want /= want.sum(axis=1, keepdims=True)
             np.testing.assert_allclose(actors[role].probs(x, m), want, atol=1e-5)
+
+        def illegal_move(runner):  # one illegal move in a remote runner's env: the count sees it
+            role_env = runner.env.envs[0].unwrapped.env
+            role_env.reset(seed=0)
+            role_env.step(int(np.flatnonzero(role_env.observe(role_env.agent_selection)["action_mask"] == 0)[0]))
+
+        algo.env_runner_group.foreach_env_runner(illegal_move, local_env_runner=False)
+        assert tr.illegal_moves(algo) == 1
         algo.stop()
     finally:
         ray.shutdown()
