@@ -28,7 +28,7 @@ def frames_ms(env, frames: int, seed: int = 0) -> tuple[float, float, np.ndarray
             t = time.perf_counter()
             frame = env.render()
             times.append(time.perf_counter() - t)
-            if keep is None and len(times) >= 6 and not (term or trunc):
+            if keep is None and len(times) >= min(30, frames // 2) and not (term or trunc):
                 keep = frame
             if len(times) >= frames:
                 break

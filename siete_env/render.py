@@ -185,11 +185,11 @@ def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker
         c.paste(card_back(CARD_W) if card in down else card_face(card, deck, CARD_W), x + i * step, y)
     visible = [card for card in g.cards[k] if card not in down]
     adjust = -1 if (g.ace_half and g.ace_half[k]) else 0
-    total = format_total(g.hand_total(visible, adjust)) if visible else "0"
-    line = " ".join(p for p in (status_word(g.status[k]), total + (" +?" if down else "")) if p)
+    total = format_total(g.hand_total(visible, adjust)) + (" +?" if down else "") if visible else ("?" if down else "0")
+    line = " ".join(p for p in (status_word(g.status[k]), total) if p)
     yc = y + CARD_H + 4
     c.text(x, yc, w, CAPTION, ("▶ " if mark else "") + line, HIGHLIGHT if mark else WHITE, 12, bold=mark)
-    if not banker and g.rules.scoring == "stakes":
+    if not banker and g.rules.scoring == "stakes" and g.stake[k]:
         c.text(x, yc + CAPTION, w, CAPTION, f"stake {g.stake[k]}", MUTED, 12)
 
 
