@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,train,web]"
-	$(PY) -m siete_env.firstuse  # the numba kernels compiled ahead (about 30 s), not in the first run
+	$(PY) -m siete_env.warmup  # the numba kernels compiled ahead (about 30-50 s), not in the first run
 	touch $@
 
 train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report

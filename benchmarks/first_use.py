@@ -2,7 +2,7 @@
 timed from the imports (a cold numba cache compiles the kernels here).
 
     NUMBA_CACHE_DIR=$(mktemp -d) python benchmarks/first_use.py        # cold: the kernels compile
-    python -m siete_env.firstuse && python benchmarks/first_use.py      # after compiling ahead
+    python -m siete_env.warmup && python benchmarks/first_use.py      # after compiling ahead
 """
 
 import sys
