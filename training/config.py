@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.specs import AgentSpec, check_spec
-from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
+from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_yaml_mapping, resolve_rules, shorten
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
 
@@ -300,10 +300,10 @@ def _format_errors(e: ValidationError) -> str:
     lines = []
     for err in e.errors():
         loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = cut(err["msg"].removeprefix("Value error, "))
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        got = "" if not err["loc"] else f" (got {err.get('input')!r})"  # top level: the message says it
+        got = "" if not err["loc"] else f" (got {shorten(err.get('input'))})"  # top level: the message says it
         lines.append(f"  {loc}: {msg}{got}")
     return "\n".join(lines)
 
@@ -358,6 +358,6 @@ def yaml_value(raw: str) -> Any:
     if raw.strip().lower() in ("on", "off", "yes", "no", "y", "n"):
         return raw.strip()
     try:
-        return yaml.safe_load(raw)
+        return load_yaml(raw)
     except yaml.YAMLError:
         return raw
