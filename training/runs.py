@@ -26,11 +26,17 @@ STATE_FILE = "state.json"
 FINAL_TABLES = "final.npz"  # a run's final mixture (evaluation.select: mixture)
 
 
+def json_text(data: Any) -> str:
+    """``data`` as the JSON the tools write (indented; anything else as its string)."""
+    return json.dumps(data, indent=2, default=str)
+
+
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically: an interruption never leaves half a file."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    tmp.replace(path)
+    """Write JSON atomically (``training.outputs.write_atomic``): an interruption never
+    leaves half a file."""
+    from .outputs import write_atomic
+
+    write_atomic(path, json_text(data))
 
 
 @dataclass
@@ -251,5 +257,6 @@ __all__ = [
     "final_specs",
     "hold_as_learner",
     "lock_run_dir",
+    "json_text",
     "write_json",
 ]
