@@ -229,13 +229,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.plots:
         from agents import plots
 
-        args.plots.mkdir(parents=True, exist_ok=True)
-        plots.plot_tournament(tournament_matrix(t), str(args.plots / "tournament.png"))
-        if args.maps:
-            plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
-            plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
-            maps = record_maps(plan, args.rules, args.players, args.seed)
-            plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
+        try:
+            args.plots.mkdir(parents=True, exist_ok=True)
+            plots.plot_tournament(tournament_matrix(t), str(args.plots / "tournament.png"))
+            if args.maps:
+                plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
+                plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
+                maps = record_maps(plan, args.rules, args.players, args.seed)
+                plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
+        except OSError as e:  # the table above and the --json/--csv files hold the results
+            print(f"error: --plots {args.plots}: could not write the plots ({e.strerror or e})", file=sys.stderr)
+            return 1
         print(f"plots in {args.plots}")
     return 0 if saved else 1
 

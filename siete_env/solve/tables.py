@@ -245,9 +245,11 @@ class TablePairAgent:
             same = raw.rules == ev.rules
             with_splits = raw.rules.model_copy(update={"max_splits": 0}) == ev.rules and raw.layout.H > 1
             if raw.num_players != 2 or not (same or with_splits):
+                mine, theirs = ev.rules.model_dump(mode="json"), raw.rules.model_dump(mode="json")
+                diff = ", ".join(f"{k}: {mine[k]!r} here, {theirs[k]!r} there" for k in mine if mine[k] != theirs[k])
                 raise ValueError(
-                    f"this equilibrium was solved for heads-up {tables.rules}; the table has "
-                    f"{raw.num_players} players and rules {raw.rules.model_dump(mode='json')}"
+                    f"this equilibrium was solved for heads-up {mine['preset']} rules; the table has "
+                    f"{raw.num_players} players" + (f" and other rules ({diff})" if diff else "")
                 )
             if with_splits:
                 self.view = NoSplitView(raw.layout)
