@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
 
         table = raw_env(num_players=args.players, rules=args.rules)
         for s in [*args.punters, *args.bankers]:
-            if AgentSpec.parse(s).learned:
-                make_agent(s, table)  # a model for another table or rules is refused here, by name
+            if AgentSpec.parse(s).path is not None:
+                make_agent(s, table)  # a model or table file for another table or rules is refused here, by name
         if args.exact:
             return _exact(args)
     except ValueError as e:

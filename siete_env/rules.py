@@ -611,10 +611,14 @@ def rules_with_options(rules: str, options: list[str]) -> str | dict[str, Any]:
     if not options:
         return rules
     spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
+    given: dict[str, str] = {}
     for item in options:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
+        if key.strip() in given:
+            raise ValueError(f"--rule {key.strip()} given twice ({given[key.strip()]!r} and {item!r}): keep one")
+        given[key.strip()] = item
         spec[key.strip()] = parse_rule_value(key.strip(), raw)
     return spec
 

@@ -19,6 +19,7 @@ from agents.specs import AgentSpec, check_spec
 from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_yaml_mapping, resolve_rules, shorten
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
+MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
 
 
 # --------------------------------------------------------------------------- config
@@ -209,7 +210,8 @@ class EvaluationConfig(_Strict):
 class TrainConfig(_Strict):
     """A training run (``configs/train/*.yaml``)."""
 
-    name: str = "default"
+    name: str = Field("default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$",
+                      description="the run folder is runs/<name>-s<seed>: letters, digits, '.', '_', '-'")  # fmt: skip
     rules: str | dict[str, Any] = "spanish"
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
@@ -252,6 +254,20 @@ class TrainConfig(_Strict):
                 check_rules(self.rules, self.num_players)
             except ValueError as err:
                 raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _n_envs(self) -> TrainConfig:
+        if self.vec_env == "dummy" and self.n_envs > MAX_DUMMY_ENVS:
+            raise ValueError(
+                f"n_envs {self.n_envs}: vec_env: dummy steps each table in Python, at most {MAX_DUMMY_ENVS}; "
+                "vec_env: batched for more"
+            )
+        if self.vec_env == "batched":
+            from siete_env.batched import BatchedTables
+            from siete_env.batched.engine import check_num_tables
+
+            check_num_tables(self.n_envs, 2 * BatchedTables(1, self.num_players, self.rules).bytes_per_table, "n_envs")
         return self
 
     @model_validator(mode="after")
@@ -336,11 +352,15 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
     ``train_rllib.py``'s config)."""
     path = Path(path)
     data = read_yaml_mapping(path, what="config", holds="settings")
+    given: dict[str, str] = {}
     for item in overrides or []:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {item!r} must look like key=value (e.g. {example})")
         key = key.strip()
+        if key in given:
+            raise ValueError(f"override {key} given twice ({given[key]!r} and {item!r}): keep one")
+        given[key] = item
         # a rule option's value is read as the option's type (yes/no: booleans where wanted)
         _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
     try:

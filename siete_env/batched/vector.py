@@ -158,6 +158,12 @@ class SeatVectorEnv(VectorEnv):
             raise ValueError(f"role must be 'punter' or 'banker', got {role!r}")
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, int | float | np.number)
+            or not np.isfinite(illegal_reward)
+        ):
+            raise ValueError(f"illegal_reward must be a finite number, got {shorten(illegal_reward)}")
         if render_mode is not None:
             raise ValueError("the batched view does not render (render_mode must be None); use SeatEnv")
         if max_episode_steps is not None:
@@ -167,7 +173,9 @@ class SeatVectorEnv(VectorEnv):
                 raise ValueError(f"{flag} must be True or False, got {value!r}")
         self.tables = BatchedTables(num_envs, num_players, rules, num_tables_name="num_envs")
         n = self.num_players = self.tables.n
-        if role == "punter" and not (isinstance(position, int) and 1 <= position <= n - 1):
+        if role == "punter" and not (
+            isinstance(position, int) and not isinstance(position, bool) and 1 <= position <= n - 1
+        ):
             raise ValueError(f"position must be 1..{n - 1} (the learner's place among the punters), got {position!r}")
         self.rules = self.tables.rules
         if fold_suits == "auto":
