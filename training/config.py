@@ -9,6 +9,7 @@ run) and ``evaluate.py --run`` (a run's report).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -210,8 +211,7 @@ class EvaluationConfig(_Strict):
 class TrainConfig(_Strict):
     """A training run (``configs/train/*.yaml``)."""
 
-    name: str = Field("default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$",
-                      description="the run folder is runs/<name>-s<seed>: letters, digits, '.', '_', '-'")  # fmt: skip
+    name: str = Field("default", description="the run folder is runs/<name>-s<seed>")
     rules: str | dict[str, Any] = "spanish"
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
@@ -233,6 +233,16 @@ class TrainConfig(_Strict):
     banker: RoleConfig
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}", v):
+            raise ValueError(
+                "a name is 1-100 letters, digits, '.', '_' or '-', not starting with '.' or '-' "
+                "(it names the run folder runs/<name>-s<seed>)"
+            )
+        return v
 
     @field_validator("rules")
     @classmethod
