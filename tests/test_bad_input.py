@@ -58,10 +58,13 @@ def files(tmp_path_factory):
             for n, data in parts.items():
                 zo.writestr(n, junk if n == member else data)
     # solution files: the keys evaluate.py --solve writes, tables of the right kind, then spoiled
+    from siete_env.solve import evaluator
+
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    bet = np.full((10, 7), 1 / 7)
-    draw = np.full((50, 1, 2, 7), 1 / 7)
-    hit = np.full((30, 30), 0.5)
+    ev = evaluator(rules)  # the tables' shapes for these rules: a table that plays, until spoiled
+    bet = np.full((ev.layers[0][1] - ev.layers[0][0], ev.A), 1 / ev.A)
+    draw = np.full((ev.n_states, ev.L, 2, ev.A), 1 / ev.A)
+    hit = np.full((ev.n_vu * ev.L, ev.n_M), 0.5)
     good = {"rules": np.array(repr(rules)), "iterations": 1, "bet": bet, "draw": draw, "hit": hit,
             "result": np.ones(5), "history": np.zeros((0, 3)), "source": np.array("cfr+")}  # fmt: skip
     spoiled = {
@@ -77,7 +80,7 @@ def files(tmp_path_factory):
     }
     for name, change in spoiled.items():
         np.savez(d / f"table_{name}.npz", **{**good, **change})
-    (d / "dup.yaml").write_text("generations: 1\ngenerations: 2\n")
+    (d / "dup.yaml").write_text((ROOT / "configs/train/fast.yaml").read_text() + "generations: 2\n")
     (d / "duprules.yaml").write_text("preset: spanish\nmax_splits: 0\nmax_splits: 1\n")
     (d / "latin1.yaml").write_bytes("preset: spanish\n# señor\n".encode("latin-1"))
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
@@ -242,7 +245,11 @@ SILENT = {
         ["NaN", "table_nan.npz"],
     ),
     # YAML keys and command-line options given twice
-    "config key given twice": (lambda f, t: train("--config", f / "dup.yaml"), 2, ["generations", "twice"]),
+    "config key given twice": (
+        lambda f, t: train("--config", f / "dup.yaml", "--run-dir", t / "r"),
+        2,
+        ["generations", "twice"],
+    ),
     "rules key given twice": (
         lambda f, t: evaluate("--rules", f / "duprules.yaml", "--hands", 100),
         2,

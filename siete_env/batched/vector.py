@@ -121,7 +121,11 @@ class SeatVectorEnv(VectorEnv):
     step overwrites); ``native`` (default ``True``: uniformly random players and the
     heuristics of ``agents.baselines`` are played inside the kernels, from the state, with
     the same decisions their ``action_probs`` give; ``False``: every opponent is asked
-    through ``action_probs``). ``reset(options={"decks": [...]})`` stacks the first episode's deck
+    through ``action_probs``). ``reset(seed=[s0, s1, ...])`` (one seed per table, as Gymnasium's
+    vector envs take) seeds table ``i`` as a one-table env reset with ``seed=s_i``; an
+    action id out of range, or actions not of shape ``(num_envs,)`` integers, are refused
+    with a ``ValueError`` (an illegal id in range ends that table's episode, as ``SeatEnv``).
+    ``reset(options={"decks": [...]})`` stacks the first episode's deck
     of each table (a list of ``num_envs`` card-id lists, completed at random as in
     ``SeatEnv``).
 
