@@ -391,6 +391,11 @@ def _aec_step(action):
     return _raises(lambda: e.step(action))
 
 
+def _copy(src: Path, folder: Path) -> Path:
+    (folder / src.name).write_bytes(src.read_bytes())
+    return folder / src.name
+
+
 def _failing_writes(monkeypatch, fail: int = 1):
     """The first ``fail`` atomic writes fail as on a full disk."""
     import training.outputs as outputs
@@ -424,9 +429,7 @@ LOST = {
         ["--json", "that is the input"],
     ),
     "--json over the rules file": (
-        lambda f, t: evaluate(
-            "--rules", ROOT / "configs/rules/spanish.yaml", "--json", ROOT / "configs/rules/spanish.yaml"
-        ),
+        lambda f, t: evaluate("--rules", _copy(ROOT / "configs/rules/spanish.yaml", t), "--json", t / "spanish.yaml"),
         2,
         ["--json", "that is the input"],
     ),
