@@ -70,6 +70,7 @@ def files(tmp_path_factory):
     spoiled = {
         "nan": {"draw": np.full_like(draw, np.nan)},
         "zeros": {"bet": np.zeros_like(bet), "draw": np.zeros_like(draw)},
+        "half": {"bet": bet / 2},
         "negative": {"hit": -hit},
         "over1": {"hit": 3 * hit},
         "resultnan": {"result": np.full(5, np.nan)},
@@ -230,7 +231,8 @@ SILENT = {
         f"table file {name}": (lambda f, t, name=name: load(f, name), "ValueError", ["not a solution file", word])
         for name, word in (
             ("nan", "NaN"),
-            ("zeros", "add up to 1"),
+            ("zeros", "all zeros"),
+            ("half", "neither 1 nor 0"),
             ("negative", "outside 0..1"),
             ("over1", "outside 0..1"),
             ("resultnan", "not finite"),

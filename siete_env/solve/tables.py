@@ -290,8 +290,9 @@ class TablePairAgent:
 
 def _check_tables(bet: np.ndarray, draw: np.ndarray, hit: np.ndarray) -> None:
     """Refuse tables no solver writes: of the wrong dimensions, not finite, probabilities
-    outside 0..1, or action probabilities that do not add up to 1 in every state (a table
-    of zeros or NaN would otherwise play its fallback and report a NaN value)."""
+    outside 0..1, action probabilities adding up to neither 1 nor 0 (a state a mixture
+    never reaches) in some state, or to 0 in all of them (a table of zeros or NaN would
+    otherwise play its fallback and report a NaN value)."""
     if bet.ndim != 2 or draw.ndim != 4 or hit.ndim != 2 or draw.shape[-1] != bet.shape[-1]:
         raise ValueError(
             f"tables of shapes bet {bet.shape}, draw {draw.shape}, hit {hit.shape}: expected bet (states, actions), "
@@ -304,12 +305,15 @@ def _check_tables(bet: np.ndarray, draw: np.ndarray, hit: np.ndarray) -> None:
             raise ValueError(f"its {name} table holds probabilities outside 0..1 ({t.min():g}..{t.max():g})")
     for name, t in (("bet", bet), ("draw", draw)):
         sums = t.sum(axis=-1)
-        bad = np.abs(sums - 1.0) > 1e-3
+        one = np.abs(sums - 1.0) <= 1e-3
+        bad = ~one & (np.abs(sums) > 1e-9)  # a state a mixture never reaches: all zeros
         if bad.any():
             raise ValueError(
-                f"its {name} table's action probabilities do not add up to 1 in {int(bad.sum()):,} states "
-                f"(e.g. {sums[bad].flat[0]:g})"
+                f"its {name} table's action probabilities add up to neither 1 nor 0 (a state never reached) in "
+                f"{int(bad.sum()):,} states (e.g. {sums[bad].flat[0]:g})"
             )
+        if t.size and not one.any():
+            raise ValueError(f"its {name} table is all zeros: no state has action probabilities")
 
 
 def load(path: str | Path) -> PolicyTables:
