@@ -435,6 +435,11 @@ LOST = {
         2,
         ["--json", "that is the input"],
     ),
+    "--json a 300-character name": (
+        lambda f, t: evaluate("--hands", 100, "--json", t / ("x" * 300 + ".json")),
+        2,
+        ["--json", "at most 200"],
+    ),
     "--json a device": (
         lambda f, t: evaluate("--hands", 100, "--json", "/dev/null"),
         2,

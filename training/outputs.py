@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from siete_env.rules import cut
+
 Writer = Callable[[IO[bytes]], Any]
 
 
@@ -39,6 +41,18 @@ def check_output_file(path: Path | None, flag: str, make_folder: bool = False, s
         return
     if suffix is not None and path.suffix != suffix:
         raise ValueError(f"{flag} {path}: the file name must end in {suffix}")
+    try:
+        _check_output_file(path, flag, make_folder)
+    except OSError as e:  # a path the system refuses to look at (too long, a loop of links, ...)
+        raise ValueError(cut(f"{flag} {path}: {e.strerror or e}", 600)) from None
+    except ValueError as e:  # a path of thousands of characters is not repeated whole
+        raise ValueError(cut(str(e), 600)) from None
+
+
+def _check_output_file(path: Path, flag: str, make_folder: bool) -> None:
+    for name in (path.name, real_path(path).name):
+        if len(name.encode()) > 200:  # the temporary file beside it adds a few characters to the name
+            raise ValueError(f"{flag} {path}: a file name of {len(name.encode())} bytes; at most 200")
     real = real_path(path)
     if real.is_dir():
         raise ValueError(f"{flag} {path}: is a folder; give a file path")
