@@ -17,9 +17,8 @@ Agent specs: see ``agents/specs.py`` (``random``, ``threshold:T``, ``banker:B``,
 from __future__ import annotations
 
 import argparse
-import json
+import copy
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,20 +27,21 @@ from typing import Any
 from agents.specs import AgentSpec, check_spec, make_agent
 from agents.tournament import round_robin
 from training.config import load_config
+from training.outputs import check_distinct, check_output_file, check_output_folder, real_path, save_output
 from training.report import (
+    csv_text,
     matrix_rows,
     print_table,
     progress_bar,
     record_maps,
     run_report,
     tournament_matrix,
-    write_csv,
 )
-from training.runs import RunState, lock_run_dir, write_json
+from training.runs import RunState, json_text, lock_run_dir
 
 
 # --------------------------------------------------------------------------- CLI
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -101,9 +101,67 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--save", type=Path, help="with --exploit: where the responder is saved (default runs/exploit-<seat>.zip)"
     )
+    return ap
+
+
+# The tasks (at most one of their flags; none: a tournament) and the flags each one reads.
+TASKS = {"run": "--run", "solve": "--solve", "exploit": "--exploit", "exact": "--exact"}
+_COMMON = {"rules", "rule", "json"}
+USES = {
+    "tournament": _COMMON | {"punters", "bankers", "players", "hands", "seed", "workers", "csv", "plots", "maps"},
+    "exact": _COMMON | {"punters", "bankers", "players"},
+    "solve": _COMMON | {"players", "iterations", "method", "every"},
+    "exploit": _COMMON
+    | {
+        "punters",
+        "bankers",
+        "players",
+        "hands",
+        "seed",
+        "budget",
+        "steps",
+        "position",
+        "warm_start",
+        "save",
+    },  # fmt: skip
+    "run": set(),
+}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def check_task_flags(ap: argparse.ArgumentParser, argv: list[str] | None) -> str:
+    """The task the command line asks for; a ``ValueError`` for two tasks at once or a
+    flag the task does not read (it would be silently ignored)."""
+    quiet = copy.deepcopy(ap)
+    for action in quiet._actions:
+        action.default = argparse.SUPPRESS
+    given = set(vars(quiet.parse_args(argv)))
+    tasks = [t for t in TASKS if t in given]
+    if len(tasks) > 1:
+        raise ValueError(
+            f"{' and '.join(TASKS[t] for t in tasks)} are different tasks: give one of {', '.join(TASKS.values())} "
+            "(or none of them: a tournament)"
+        )
+    task = tasks[0] if tasks else "tournament"
+    for dest in sorted(given - USES[task] - set(TASKS)):
+        users = [
+            TASKS.get(t, "a tournament (none of " + ", ".join(TASKS.values()) + ")") for t in USES if dest in USES[t]
+        ]
+        if task == "tournament":
+            raise ValueError(f"{_flag(dest)} goes with {' or '.join(users)}")
+        raise ValueError(f"{_flag(dest)} does not go with {TASKS[task]} (it goes with {' or '.join(users)})")
+    return task
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     try:
-        if args.run:
+        task = check_task_flags(ap, argv)
+        if task == "run":
             return _rerun(args.run)
         from siete_env.rules import resolve_rules
 
@@ -121,8 +179,12 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         for flag in ("json", "csv"):  # before the work, not after it
             check_output_file(getattr(args, flag), f"--{flag}")
-        check_output_file(args.solve, "--solve", make_folder=True)
+        check_output_file(args.solve, "--solve", make_folder=True, suffix=".npz")
         check_output_folder(args.plots, "--plots")
+        check_distinct(
+            {"--json": args.json, "--csv": args.csv, "--solve": args.solve},  # --save: _exploit checks it
+            input_files(args),
+        )
         if args.maps and not args.plots:
             raise ValueError("--maps draws into the --plots folder: give --plots DIR too")
         if (args.exact or args.solve) and args.players != 2:
@@ -131,17 +193,12 @@ def main(argv: list[str] | None = None) -> int:
             return _solve(args)
         if args.exploit:
             return _exploit(args)
-        for flag in ("steps", "save"):
-            if getattr(args, flag) is not None:
-                raise ValueError(f"--{flag} goes with --exploit")
-        if args.warm_start:
-            raise ValueError("--warm-start goes with --exploit")
         from siete_env import raw_env
 
         table = raw_env(num_players=args.players, rules=args.rules)
         for s in [*args.punters, *args.bankers]:
-            if AgentSpec.parse(s).learned:
-                make_agent(s, table)  # a model for another table or rules is refused here, by name
+            if AgentSpec.parse(s).path is not None:
+                make_agent(s, table)  # a model or table file for another table or rules is refused here, by name
         if args.exact:
             return _exact(args)
     except ValueError as e:
@@ -167,54 +224,44 @@ def main(argv: list[str] | None = None) -> int:
         punter_rows.append([p, str(w.punter), w.banker])
     print_table(punter_rows, title="each punter's worst result")
     print_table(banker_rows, title="each banker's worst result")
-    if args.json:
-        args.json.write_text(json.dumps(t.to_dict(), indent=2))
-    if args.csv:
-        write_csv(args.csv, list(t.results.values()))
+    saved = save_results(args.json, "--json", json_text(t.to_dict()))
+    saved &= save_results(args.csv, "--csv", csv_text(list(t.results.values())))
     if args.plots:
         from agents import plots
 
-        args.plots.mkdir(parents=True, exist_ok=True)
-        plots.plot_tournament(tournament_matrix(t), str(args.plots / "tournament.png"))
-        if args.maps:
-            plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
-            plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
-            maps = record_maps(plan, args.rules, args.players, args.seed)
-            plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
+        try:
+            args.plots.mkdir(parents=True, exist_ok=True)
+            plots.plot_tournament(tournament_matrix(t), str(args.plots / "tournament.png"))
+            if args.maps:
+                plan = [(f"{p} (punter)", args.bankers[0], p, "punter") for p in args.punters]
+                plan += [(f"{b} (banker)", b, args.punters[0], "banker") for b in args.bankers]
+                maps = record_maps(plan, args.rules, args.players, args.seed)
+                plots.plot_strategy_maps(maps, str(args.plots / "strategy_maps.png"))
+        except OSError as e:  # the table above and the --json/--csv files hold the results
+            print(f"error: --plots {args.plots}: could not write the plots ({e.strerror or e})", file=sys.stderr)
+            return 1
         print(f"plots in {args.plots}")
-    return 0
+    return 0 if saved else 1
 
 
-def check_output_file(path: Path | None, flag: str, make_folder: bool = False) -> None:
-    """Refuse an output file that could not be written (its folder missing or read-only,
-    or a folder in its place), naming the flag, before any work is done. ``make_folder``:
-    the folder will be created, so it only needs to be creatable."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise ValueError(f"{flag} {path}: is a folder; give a file path")
-    if make_folder:
-        return check_output_folder(path.parent, flag)
-    parent = path.parent
-    if not parent.exists():
-        raise ValueError(f"{flag} {path}: the folder {parent} does not exist")
-    if not parent.is_dir():
-        raise ValueError(f"{flag} {path}: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{flag} {path}: not writable")
+def save_results(path: Path | None, flag: str, data: str | bytes | Any) -> bool:
+    """Write an output after the work (``training.outputs.save_output``): whether it went
+    where asked (if not, the error says where the results are instead)."""
+    return path is None or save_output(path, flag, data) == path
 
 
-def check_output_folder(path: Path | None, flag: str) -> None:
-    """Refuse an output folder that could not be created or written, naming the flag."""
-    if path is None:
-        return
-    p = path
-    while not p.exists() and p != p.parent:  # the nearest existing ancestor
-        p = p.parent
-    if not p.is_dir():
-        raise ValueError(f"{flag} {path}: {p} is not a folder")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {path}: {p} is not writable")
+def input_files(args: argparse.Namespace) -> dict[str, Path | None]:
+    """The files the command reads (agent specs' files, a rules file): no output may be one."""
+    from siete_env.rules import is_rules_file
+
+    out: dict[str, Path | None] = {}
+    for spec in [*args.punters, *args.bankers]:
+        path = AgentSpec.parse(spec).path
+        if path is not None and path.is_file():
+            out[spec] = path
+    if isinstance(args.rules, str) and is_rules_file(args.rules):
+        out[f"--rules {args.rules}"] = Path(args.rules)
+    return out
 
 
 def rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
@@ -251,9 +298,7 @@ def _exact(args) -> int:
     print_table(rows, title=f"exact heads-up values, chips per hand ({args.rules})")
     print("EV: the punter's expected chips per hand; punter BR: the punter's best response to the banker; "
           "banker BR: the banker's own gain with its best response to the punter; NashConv = both gains.")  # fmt: skip
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
-    return 0
+    return 0 if save_results(args.json, "--json", json_text(out)) else 1
 
 
 def _solve(args) -> int:
@@ -268,16 +313,17 @@ def _solve(args) -> int:
                     progress=lambda it, secs, nc: print(f"{it:>9}  {secs:>8.1f}  {nc:>10.6f}", flush=True),
                     method=args.method)  # fmt: skip
     args.solve.parent.mkdir(parents=True, exist_ok=True)
-    sol.save(args.solve)
+    where = save_output(args.solve, "--solve", sol.save)
     r = sol.result
     print(f"average strategy after {sol.iterations} iterations: NashConv {r.nash_conv:.6f} chips per hand "
           f"(exploitability {r.exploitability:.6f}); value for the punter {r.ev:+.6f}, between "
           f"{-r.banker_br_value:+.6f} (banker's best response) and {r.punter_br_value:+.6f} (punter's)")  # fmt: skip
-    print(f"saved {args.solve}; play it with the agent spec cfr:{args.solve}")
-    if args.json:
-        write_json(args.json, {"rules": sol.rules, "method": args.method, "iterations": sol.iterations, **r._asdict(),
-                               "history": [dict(zip(("iteration", "seconds", "nash_conv"), h, strict=True)) for h in sol.history]})  # fmt: skip
-    return 0
+    if where is not None:
+        print(f"saved {where}; play it with the agent spec cfr:{where}")
+    saved = save_results(args.json, "--json", json_text(
+        {"rules": sol.rules, "method": args.method, "iterations": sol.iterations, **r._asdict(),
+         "history": [dict(zip(("iteration", "seconds", "nash_conv"), h, strict=True)) for h in sol.history]}))  # fmt: skip
+    return 0 if saved and where == args.solve else 1
 
 
 def _exploit(args) -> int:
@@ -298,11 +344,11 @@ def _exploit(args) -> int:
     if save.suffix != ".zip":
         raise ValueError(f"--save {save}: a model file ends in .zip")
     check_output_file(save, "--save", make_folder=True)
-    if args.json and args.json.resolve() == save.resolve():
+    if args.json and real_path(args.json) == real_path(save):
         raise ValueError("--json and --save name the same file")
     for spec in (args.punters[0], args.bankers[0]):
         path = AgentSpec.parse(spec).path
-        if path is not None and path.resolve() == save.resolve():
+        if path is not None and real_path(path) == real_path(save):
             raise ValueError(f"--save {save}: that is the frozen policy's file ({spec}); save the responder elsewhere")
     check_request(args.exploit, args.punters[0], args.bankers[0], args.rules, args.players, args.position)
     r = learned_best_response(
@@ -325,10 +371,10 @@ def _exploit(args) -> int:
               f"{x['responder_value']:+.6f} (gain {x['responder_gain']:.6f}, {100 * x['share']:.1f}% of the exact gain)")  # fmt: skip
     if r.started_from:
         print(f"the responder started from the frozen network {r.started_from} (--warm-start)")
-    print(f"the learned gain is a lower bound on the {args.exploit}'s best-response gain; responder saved: {save}")
-    if args.json:
-        write_json(args.json, r.to_dict())
-    return 0
+    where = r.responder.removeprefix("ppo:")
+    print(f"the learned gain is a lower bound on the {args.exploit}'s best-response gain; responder saved: {where}")
+    saved = save_results(args.json, "--json", json_text(r.to_dict()))
+    return 0 if saved and Path(where) == save else 1
 
 
 def _rerun(run_dir: Path) -> int:

@@ -506,10 +506,13 @@ def main(argv: list[str] | None = None) -> int:
             if not (run_dir / "config.yaml").exists():
                 raise ValueError(f"--resume {run_dir}: no config.yaml there (not a run folder)")
             cfg = load_config(run_dir / "config.yaml", args.set)
+            if (run_dir / "state.json").exists():  # before any work: a state the run can go on from
+                RunState.load(run_dir).check_snapshots(run_dir)
             lock.enter_context(lock_run_dir(run_dir))  # held through the report
         else:
             cfg = load_config(args.config, args.set)
             run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
+            check_run_dir(run_dir)
             lock.enter_context(lock_run_dir(run_dir))  # held through the report
             if (run_dir / "state.json").exists():
                 raise ValueError(
@@ -521,6 +524,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with lock:
         return _main(args, cfg, run_dir)
+
+
+def check_run_dir(run_dir: Path) -> None:
+    """Refuse a run folder that is a file, or that could not be created or written."""
+    p = run_dir
+    while not p.exists() and p != p.parent:  # the nearest existing ancestor
+        p = p.parent
+    if not p.is_dir():
+        raise ValueError(f"--run-dir {run_dir}: {p} is not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise ValueError(f"--run-dir {run_dir}: {p} is not writable")
 
 
 def _main(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> int:

@@ -19,6 +19,7 @@ import numpy as np
 from siete_env.cards import card_of
 from siete_env.features import NoSplitView, fold_suits, folded_size
 from siete_env.game import HIT_UP, KEEP, STAND
+from siete_env.rules import cut
 
 _ACTIVATIONS = {
     "Tanh": lambda x: np.tanh(x, out=x),
@@ -289,12 +290,29 @@ def greedy_probs(probs: np.ndarray) -> np.ndarray:
 
 def load_policy(path: str) -> MLPPolicy:
     """The actor of a MaskablePPO ``.zip`` as an ``MLPPolicy`` (cached per file version)."""
-    key = (os.path.abspath(path), os.path.getmtime(path))
+    what = f"{path} is not a model saved by train.py (a MaskablePPO .zip with an MLP policy)"
+    try:
+        key = (os.path.abspath(path), os.path.getmtime(path))
+    except OSError as e:
+        raise ValueError(f"cannot read model {path}: {e.strerror}") from None
     pol = _LOADED.get(key)
     if pol is None:
+        import zipfile
+
         from sb3_contrib import MaskablePPO
 
-        pol = _LOADED[key] = MLPPolicy.from_model(MaskablePPO.load(path, device="cpu"))
+        try:
+            with zipfile.ZipFile(path) as z:
+                missing = [f for f in ("data", "policy.pth") if f not in z.namelist()]
+            if missing:
+                raise ValueError(f"no {' or '.join(missing)} in the archive")
+            pol = MLPPolicy.from_model(MaskablePPO.load(path, device="cpu"))
+        except Exception as e:  # noqa: BLE001  (a broken file fails anywhere in SB3 or torch: AssertionError, KeyError, ...)
+            if isinstance(e, MemoryError):
+                raise
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"{what}: {cut(reason)}") from None
+        _LOADED[key] = pol
     return pol
 
 

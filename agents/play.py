@@ -59,6 +59,16 @@ def _describe_action(name: str) -> str:
     }.get(kind, "")
 
 
+_MAX_REPLY = 200  # characters of a reply read (a move is a word or a number)
+
+
+def escape(text: str) -> str:
+    """``text`` safe to print as rich markup (a reply or a spec with square brackets)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 class Moves:
     """The human's moves: lines of a script, or prompts on the terminal."""
 
@@ -69,22 +79,26 @@ class Moves:
     def next(self, prompt: str) -> str | None:
         if self.lines is None:
             try:
-                return self.console.input(prompt)
+                return self.console.input(prompt)[:_MAX_REPLY]
             except EOFError:
                 return None
-        for line in self.lines:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                self.console.print(f"{prompt}{line}")
-                return line
+        try:
+            for line in self.lines:
+                line = line.split("#", 1)[0].strip()[:_MAX_REPLY]
+                if line:
+                    self.console.print(f"{prompt}{escape(line)}")
+                    return line
+        except UnicodeDecodeError as err:
+            self.console.print(f"[red]error: the moves are not UTF-8 text (byte {err.start})[/red]")
         return None
 
 
 def parse_move(text: str, legal: list[str]) -> str | None:
-    """The legal action a reply names: its number in the list, its name, or a unique prefix."""
+    """The legal action a reply names: its number in the list (ASCII digits), its name, or
+    a unique prefix."""
     t = text.strip().upper().replace(" ", "_").replace("-", "_")
-    if t.isdigit() and 1 <= int(t) <= len(legal):
-        return legal[int(t) - 1]
+    if t.isascii() and t.isdigit():
+        return legal[int(t) - 1] if len(t) <= 3 and 1 <= int(t) <= len(legal) else None
     if t in legal:
         return t
     hits = [a for a in legal if a.startswith(t)] if t else []
@@ -159,6 +173,24 @@ def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
     return t
 
 
+def open_script(path: str) -> TextIO:
+    """The moves file of ``--script``, read whole (UTF-8 text); a ``ValueError`` naming it."""
+    import io
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        if not p.is_file():
+            raise ValueError(f"--script {path}: {'no such file' if not p.exists() else 'not a regular file'}")
+        if p.stat().st_size > 1 << 20:
+            raise ValueError(f"--script {path}: {p.stat().st_size:,} bytes; a moves file is at most 1 MiB")
+        return io.StringIO(p.read_bytes().decode("utf-8"))
+    except OSError as err:
+        raise ValueError(f"--script {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"--script {path}: not UTF-8 text (byte {err.start})") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="siete-play",
@@ -191,32 +223,50 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
     from siete_env.rules import rules_with_options
 
     console = console or Console(highlight=False)
-    if not 2 <= args.players <= 12 or not 0 <= args.seat < args.players:
-        console.print(f"[red]--seat must be 0..{args.players - 1} and --players 2..12[/red]")
+
+    def refuse(message: str) -> int:
+        console.print(f"[red]error: {escape(message)}[/red]")
         return 2
+
+    if not 2 <= args.players <= 12:
+        return refuse(f"--players must be 2..12, got {args.players}")
+    if not 0 <= args.seat < args.players:
+        return refuse(f"--seat must be 0..{args.players - 1} (a seat of the table of {args.players}), got {args.seat}")
+    if args.banker is not None and not 0 <= args.banker < args.players:
+        return refuse(f"--banker must be a seat 0..{args.players - 1}, got {args.banker}")
+    if args.episodes < 1:
+        return refuse(f"--episodes must be at least 1, got {args.episodes}")
+    if args.seed < 0:
+        return refuse(f"--seed must be a non-negative integer, got {args.seed}")
     try:
         for spec in args.opponents:
             check_spec(spec)
         e = raw_env(num_players=args.players, rules=rules_with_options(args.rules, args.rule))
+        if args.deck:
+            from siete_env.cards import parse_deck
+
+            try:
+                parse_deck(args.deck, e.rules.deck_cards())
+            except ValueError as err:
+                raise ValueError(f"--deck: {err}") from None
+        others = [s for s in range(args.players) if s != args.seat]
+        specs = {s: args.opponents[i % len(args.opponents)] for i, s in enumerate(others)}
+        agents = {s: make_agent(spec, e, seed=args.seed + s) for s, spec in specs.items()}
+        if args.script == "-":
+            source: TextIO | None = stdin or sys.stdin
+        elif args.script:
+            source = open_script(args.script)
+        else:
+            source = stdin
     except ValueError as err:
-        console.print(f"[red]{err}[/red]")
-        return 2
-    others = [s for s in range(args.players) if s != args.seat]
-    specs = {s: args.opponents[i % len(args.opponents)] for i, s in enumerate(others)}
-    agents = {s: make_agent(spec, e, seed=args.seed + s) for s, spec in specs.items()}
-    names = {s: f"[cyan]{spec}[/cyan]" for s, spec in specs.items()}
+        return refuse(str(err))
+    names = {s: f"[cyan]{escape(spec)}[/cyan]" for s, spec in specs.items()}
     me = args.seat
-    if args.script == "-":
-        source: TextIO | None = stdin or sys.stdin
-    elif args.script:
-        source = open(args.script)  # noqa: SIM115 (closed below)
-    else:
-        source = stdin
     moves = Moves(source, console)
     score = 0
     console.print(
         f"[bold]Siete y Media[/bold] — {e.rules.preset} rules, {args.players} players; you are "
-        f"[bold]player_{me}[/bold]. Opponents: " + ", ".join(f"player_{s} {specs[s]}" for s in others)
+        f"[bold]player_{me}[/bold]. Opponents: " + ", ".join(f"player_{s} {names[s]}" for s in others)
     )
     try:
         for episode in range(1, args.episodes + 1):
@@ -236,7 +286,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                 seat = e.seat_of(agent)
                 if seat != me:
                     action = agents[seat](e.observe(agent))
-                    console.print(f"  player_{seat} {specs[seat]}: [yellow]{e.action_names[action]}[/yellow]")
+                    console.print(f"  player_{seat} {names[seat]}: [yellow]{e.action_names[action]}[/yellow]")
                     e.step(action)
                     continue
                 legal = list(info["legal_actions"])
@@ -254,7 +304,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                     name = parse_move(reply, legal)
                     if name is not None:
                         break
-                    console.print(f"[red]{reply!r} is not one of your legal actions[/red]: {', '.join(legal)}")
+                    console.print(
+                        f"[red]{escape(repr(reply))} is not one of your legal actions[/red]: {', '.join(legal)}"
+                    )
                 e.step(e.action_id(name))
             g = e.game
             console.print(table_view(e, me, names, "the table at the end of the episode"))

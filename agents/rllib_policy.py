@@ -21,6 +21,7 @@ import numpy as np
 
 from siete_env.encoding import SeatFeature
 from siete_env.features import fold_suits, folded_size
+from siete_env.rules import cut
 
 from .learned import MLPPolicy, greedy_probs
 
@@ -73,18 +74,25 @@ def load_actors(path: str | Path) -> tuple[dict[str, MLPPolicy], dict[str, Any]]
             raise ValueError(
                 f"no RLlib actors at {path}: give a checkpoint folder of train_rllib.py or its {ACTORS_FILE}"
             )
-    with np.load(f, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        act = _ACT.get(meta.get("activation", "tanh"), "Tanh")
-        out = {}
-        for role in ROLES:
-            k = 0
-            layers = []
-            while f"{role}/w{k}" in z:
-                layers.append((z[f"{role}/w{k}"], z[f"{role}/b{k}"]))
-                k += 1
-            if layers:
-                out[role] = MLPPolicy(layers, act)
+    try:
+        with np.load(f, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            act = _ACT.get(meta.get("activation", "tanh"), "Tanh")
+            out = {}
+            for role in ROLES:
+                k = 0
+                layers = []
+                while f"{role}/w{k}" in z:
+                    layers.append((z[f"{role}/w{k}"], z[f"{role}/b{k}"]))
+                    k += 1
+                if layers:
+                    out[role] = MLPPolicy(layers, act)
+    except Exception as e:  # noqa: BLE001  (a broken file: BadZipFile, KeyError, JSON, shapes, ...)
+        if isinstance(e, MemoryError):
+            raise
+        raise ValueError(
+            f"{f} is not an RLlib actors file of train_rllib.py ({ACTORS_FILE}): {cut(str(e) or type(e).__name__)}"
+        ) from None
     if set(out) != set(ROLES):
         raise ValueError(f"{f} holds actors for {sorted(out)}, not for both roles {list(ROLES)}")
     return out, meta

@@ -200,7 +200,10 @@ def make_agent(spec: Any, env, seed: int | None = None):
     if a.kind in _TABLES:
         from siete_env.solve import load_tables
 
-        return load_tables(a.arg).agent(env, seed)
+        try:
+            return load_tables(a.arg).agent(env, seed)
+        except ValueError as e:
+            raise ValueError(f"{spec}: {e}") from None
     if a.kind == "rllib":
         from .rllib_policy import RLlibAgent
 

@@ -161,6 +161,14 @@ class raw_env(AECEnv):
             "call reset() to start a new episode"
         )
 
+    def _out_of_range(self, action: int) -> IllegalActionError:
+        """The error for an action id outside the action space (the range and the legal ids)."""
+        legal = [self.action_names[a] for a in sorted(self.game.legal_actions())]
+        return IllegalActionError(
+            f"{self.agent_selection}: action {action} is outside the action space (action ids "
+            f"0..{len(self.action_names) - 1}); legal actions now: {legal}"
+        )
+
     def _as_action(self, action: Any) -> int:
         """``action_index(action)``, its error naming the agent and the legal actions."""
         try:
@@ -535,8 +543,13 @@ def _forwarding(cls: type) -> type:
         def step(self, action):
             # numpy integers and 0-d integer arrays become ints here, before the wrappers
             # below index the mask with them; anything else is refused by name
+            raw = self._siete_raw
             if action is not None and type(action) is not int:
-                action = self._siete_raw._as_action(action)
+                action = raw._as_action(action)
+            if action is not None and not 0 <= action < len(raw.action_names) and raw._started:
+                agent = raw.agent_selection
+                if agent in raw.terminations and not (raw.terminations[agent] or raw.truncations[agent]):
+                    raise raw._out_of_range(action)  # our message (with the range), not the wrapper's bare assert
             cls.step(self, action)
 
         ns["step"] = step

@@ -117,6 +117,12 @@ class Violation:
     message: str
 
     def __str__(self) -> str:
+        if self.preset == "batched":  # api: the learner's role; seed: check_batched's
+            return (
+                f"batched view, {self.players} players, the {self.api}'s seat, seed {self.seed}, step {self.step}: "
+                f'{self.message}\n    rules: {self.rules}\n    reproduce: python -c "from siete_env.fuzz import '
+                f'check_batched; print(check_batched({self.rules!r}, {self.players}, {self.api!r}, {self.seed}))"'
+            )
         return (
             f"{self.preset}, {self.players} players, {self.api}(), episode seed {self.seed}, step {self.step}: "
             f'{self.message}\n    rules: {self.rules}\n    reproduce: python -c "from siete_env.fuzz import '
@@ -370,6 +376,203 @@ def run_parallel(
     return {p: done[p] for p in presets}
 
 
+# --------------------------------------------------------------------------- the batched engine
+def batched_random_rules(rng: np.random.Generator) -> dict[str, Any]:
+    """A random rule set the batched engine covers (``siete_env.batched.check_rules``)."""
+    r: dict[str, Any] = {"preset": "spanish"}
+    if rng.random() < 0.5:
+        k = int(rng.integers(1, 6))
+        r["bet_levels"] = sorted(int(x) for x in rng.choice(np.arange(1, 11), size=k, replace=False))
+    if rng.random() < 0.3:
+        r["raise_on_draw"] = False
+    if rng.random() < 0.5:
+        r["max_splits"] = int(rng.integers(0, 4))
+    if rng.random() < 0.4:
+        r["four_swap"] = str(rng.choice(["off", "mandatory"]))
+    if rng.random() < 0.3:
+        r["split_any_pair"] = True
+    face = rng.random()
+    if face < 0.2:
+        r["draw_face_down"] = False
+    elif face < 0.4:
+        r["all_face_up"], r["draw_face_down"] = True, False
+    if rng.random() < 0.3:
+        r["reveal_seven_half"] = True
+    if rng.random() < 0.3:
+        r["banker_policy_rule"] = "hit_below_6"
+    if rng.random() < 0.3:
+        r["remove_sotas"] = True
+    if rng.random() < 0.4:
+        r["seven_half_pays"] = int(rng.integers(1, 5))
+        r["banker_seven_half_collects"] = int(rng.integers(1, 4))
+        r["both_seven_half_collects"] = int(rng.integers(1, 5))
+    return r
+
+
+# deterministic heuristics (spec strings): the batched view and SeatEnv then play the same hands
+BATCHED_OPPONENTS = {
+    "punter": ("banker:6", "smart:6", "banker:5.5"),
+    "banker": ("threshold:5", "threshold:5.5", "bold:5.5"),
+}
+
+
+@dataclass
+class BatchedTally(Tally):
+    """The batched campaign's figures: ``episodes`` compared with the reference, ``bad``
+    adversarial calls by kind (each refused, or ending its episode, as it should)."""
+
+    bad: dict[str, int] = field(default_factory=dict)
+
+
+def _bad_batch(actions: np.ndarray, A: int, rng: np.random.Generator) -> tuple[str, Any]:
+    """A batch of actions ``step`` must refuse: an id out of range at one table, or the
+    wrong shape or type."""
+    k = int(rng.integers(7))
+    if k < 3:
+        bad = actions.copy()
+        bad[int(rng.integers(len(bad)))] = (A, -1, 2**40)[k]
+        return "out of range", bad
+    if k == 3:
+        return "wrong shape", actions[:-1] if len(actions) > 1 else np.concatenate([actions, actions])
+    if k == 4:
+        return "wrong shape", actions[:, None]
+    if k == 5:
+        return "wrong type", actions.astype(np.float64)
+    return "wrong type", actions.astype(bool)
+
+
+def check_batched(
+    rules: Any, num_players: int, role: str, seed: int, tables: int = 16, adversarial: float = 0.3
+) -> tuple[int, int, list[str], dict[str, int]]:
+    """The first episode of ``tables`` tables of ``gymnasium.make_vec``'s batched view
+    (``SeatVectorEnv``) and of one reference ``SeatEnv`` each (the AEC engine), on the same
+    stacked decks against the same deterministic heuristics, with the same actions: random
+    legal ones, and with probability ``adversarial`` per step a batch ``step`` must refuse
+    (an id out of range, the wrong shape or type: a ``ValueError`` from both, nothing
+    changed) or an illegal id in range at some tables (their episodes end with
+    ``illegal_reward`` and the unchanged observation, in both). After every step: the same
+    rewards, terminations, observations (final ones too), masks and chips, every
+    observation inside the space and every mask with a legal action. Returns (episodes
+    compared, steps, violations: at most one, the run stops there, adversarial calls by
+    kind)."""
+    from .batched.vector import SeatVectorEnv
+    from .cards import CARD_IDS
+    from .gym_env import SeatEnv
+
+    rng = np.random.default_rng([seed, 2])
+    n = num_players
+    opponents = BATCHED_OPPONENTS[role][int(rng.integers(3))]
+    kw: dict[str, Any] = {"role": role, "num_players": n, "rules": rules, "opponents": opponents}
+    if role == "punter":
+        kw["position"] = int(rng.integers(1, n))
+    bad: dict[str, int] = {}
+    steps = episodes = 0
+    try:
+        venv = SeatVectorEnv(num_envs=tables, seed=seed, **kw)
+        box, A = venv.single_observation_space, venv.single_action_space.n
+        decks = [[CARD_IDS[c] for c in rng.permutation(venv.rules.deck_cards())] for _ in range(tables)]
+        obs, infos = venv.reset(options={"decks": decks})
+        envs, live = [], []
+        for i in range(tables):
+            e = SeatEnv(seed=i, **kw)
+            o, info = e.reset(options={"deck": decks[i]})
+            envs.append(e)
+            if info["skipped_episodes"] or infos["skipped_episodes"][i]:
+                continue  # no learner decision in that deck: each skips to a deck of its own
+            if not (np.array_equal(o, obs[i]) and np.array_equal(info["action_mask"], infos["action_mask"][i])):
+                return episodes, steps, [f"table {i}: the first observation differs from SeatEnv's"], bad
+            live.append(i)
+        while live:
+            masks = infos["action_mask"]
+            legal = [np.flatnonzero(m) for m in masks]
+            if not all(len(x) for x in legal):
+                return episodes, steps, ["a returned mask has no legal action"], bad
+            actions = np.array([x[int(rng.integers(len(x)))] for x in legal], np.int64)
+            if rng.random() < adversarial / 2:  # a batch step must refuse, changing nothing
+                kind, batch = _bad_batch(actions, A, rng)
+                before = venv.tables.state.copy()
+                try:
+                    venv.step(batch)
+                    return episodes, steps, [f"step accepted actions it must refuse ({kind}): {batch!r}"], bad
+                except ValueError:
+                    pass
+                if not np.array_equal(before, venv.tables.state):
+                    return episodes, steps, [f"a refused step ({kind}) changed the tables"], bad
+                if kind == "out of range":
+                    i = int(rng.choice(live))
+                    try:
+                        envs[i].step(int(batch[np.flatnonzero((batch < 0) | (batch >= A))[0]]))
+                        return episodes, steps, ["SeatEnv accepted an action out of range"], bad
+                    except ValueError:
+                        pass
+                bad[kind] = bad.get(kind, 0) + 1
+            elif rng.random() < adversarial:  # illegal ids in range at some live tables
+                for i in live:
+                    illegal = np.flatnonzero(masks[i] == 0)
+                    if len(illegal) and rng.random() < 0.3:
+                        actions[i] = illegal[int(rng.integers(len(illegal)))]
+                        bad["illegal"] = bad.get("illegal", 0) + 1
+            obs, rew, term, trunc, infos = venv.step(actions)
+            if trunc.any() or not np.isfinite(rew).all():
+                return episodes, steps, ["a truncation or a non-finite reward"], bad
+            if not ((obs >= box.low).all() and (obs <= box.high).all()):
+                return episodes, steps, ["an observation outside the observation space"], bad
+            nxt = []
+            for i in live:
+                o, r, t, _, info = envs[i].step(int(actions[i]))
+                steps += 1
+                if r != rew[i] or t != term[i]:
+                    return (
+                        episodes,
+                        steps,
+                        [f"table {i}: reward {rew[i]} / terminated {term[i]}, SeatEnv {r} / {t}"],
+                        bad,
+                    )
+                if t:
+                    episodes += 1
+                    if not np.array_equal(o, infos["final_obs"][i]):
+                        return episodes, steps, [f"table {i}: the final observation differs from SeatEnv's"], bad
+                    if "chips" in info and info["chips"] != infos["final_info"]["chips"][i]:
+                        return episodes, steps, [f"table {i}: final chips differ from SeatEnv's"], bad
+                else:
+                    same_mask = np.array_equal(envs[i].action_masks(), np.asarray(infos["action_mask"][i]) > 0)
+                    if not (np.array_equal(o, obs[i]) and same_mask):
+                        return episodes, steps, [f"table {i}: the observation or mask differs from SeatEnv's"], bad
+                    nxt.append(i)
+            live = nxt
+    except Exception as ex:  # noqa: BLE001  (any exception is a finding)
+        tb = traceback.format_exception_only(type(ex), ex)[-1].strip()
+        return episodes, steps, [f"exception: {tb}"], bad
+    return episodes, steps, [], bad
+
+
+def batched_campaign(
+    hands: int, players: list[int], random_rules_: bool = False, seed: int = 0, tables: int = 16
+) -> BatchedTally:
+    """At least ``hands`` first episodes through the batched view, compared with the
+    reference (``check_batched``), at the table sizes of ``players``, both roles in turn,
+    on ``spanish`` or (``random_rules_``) random rule sets the batched engine plays."""
+    t = BatchedTally()
+    rng = np.random.default_rng([seed, 3])
+    k = 0
+    while t.hands < hands and len(t.violations) < MAX_VIOLATIONS:
+        n = players[k % len(players)]
+        role = ("punter", "banker")[(k // len(players)) % 2]
+        k += 1
+        spec = batched_random_rules(rng) if random_rules_ else {"preset": "spanish"}
+        run_seed = int(rng.integers(2**62))
+        t.configs += 1
+        done, steps, broken, bad = check_batched(spec, n, role, run_seed, tables)
+        t.hands += done
+        t.episodes += done
+        t.steps += steps
+        for kind, c in bad.items():
+            t.bad[kind] = t.bad.get(kind, 0) + c
+        for msg in broken:
+            t.violations.append(Violation("batched", spec, n, role, run_seed, steps, msg))
+    return t
+
+
 def table_text(tallies: dict[str, Tally]) -> str:
     rows = [("preset", "hands", "steps", "episodes", "rule sets", "violations")]
     for p, t in tallies.items():
@@ -405,7 +608,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=5, help="violations printed (default 5)")
     ap.add_argument("--workers", type=int, default=1, help="processes, one preset each at a time (default 1)")
+    ap.add_argument(
+        "--engine",
+        choices=("aec", "batched"),
+        default="aec",
+        help="aec (default): the PettingZoo environments; batched: gymnasium.make_vec's batched view with random "
+        "and adversarial actions, checked against SeatEnv on the reference engine (spanish rules)",
+    )
+    ap.add_argument("--tables", type=int, default=16, help="with --engine batched: tables per batch (default 16)")
     args = ap.parse_args(argv)
+    if args.engine == "batched":
+        return _main_batched(ap, args, argv)
+    if args.tables != 16:
+        ap.error("--tables goes with --engine batched")
     presets = list(PRESETS) if args.presets == ["all"] else args.presets
     unknown = [p for p in presets if p not in PRESETS]
     if unknown:
@@ -441,6 +656,30 @@ def main(argv: list[str] | None = None) -> int:
     for v in found[: args.show]:
         print(f"VIOLATION {v}")
     return 1 if found else 0
+
+
+def _main_batched(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] | None) -> int:
+    if args.presets not in (["all"], ["spanish"]) or args.api != "both" or args.workers != 1:
+        ap.error("--engine batched plays the spanish rules (its options with --random-rules) in one process: "
+                 "--presets, --api and --workers do not go with it")  # fmt: skip
+    if any(not 2 <= n <= 12 for n in args.players):
+        ap.error(f"--players must be table sizes 2..12, got {args.players}")
+    if args.hands < 1 or args.seed < 0 or not 1 <= args.tables <= 4096:
+        ap.error("--hands must be at least 1, --seed non-negative, --tables 1..4096")
+    print(
+        f"fuzz: {args.hands:,} hands through the batched view (make_vec) against SeatEnv, players {args.players}, "
+        f"{'random' if args.random_rules else 'spanish'} rules, {args.tables} tables a batch, seed {args.seed}",
+        flush=True,
+    )
+    t0 = time.perf_counter()
+    t = batched_campaign(args.hands, args.players, args.random_rules, args.seed, args.tables)
+    print(table_text({"batched": t}))
+    print("adversarial calls (each refused, or ending its episode, as the reference does): "
+          + (", ".join(f"{k} {v:,}" for k, v in sorted(t.bad.items())) or "none"))  # fmt: skip
+    print(f"wall time {time.perf_counter() - t0:.0f} s")
+    for v in t.violations[: args.show]:
+        print(f"VIOLATION {v}")
+    return 1 if t.violations else 0
 
 
 if __name__ == "__main__":

@@ -477,6 +477,73 @@ def check_table(rules: Rules, num_players: int) -> None:
 
 
 _WORDS = {"on": True, "yes": True, "y": True, "off": False, "no": False, "n": False}
+MAX_YAML_BYTES = 1 << 20  # a rules or config file is a few hundred bytes: 1 MiB is far beyond any real one
+MAX_YAML_NODES = 100_000  # values once aliases are expanded: anchors are welcome (shared settings), a bomb is not
+_MAX_SHOWN = 200  # characters of a bad value shown in an error message
+
+
+def shorten(value: Any, limit: int = _MAX_SHOWN) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a bad value in an error message)."""
+    return cut(repr(value), limit)
+
+
+def cut(text: str, limit: int = 2 * _MAX_SHOWN) -> str:
+    """``text`` cut to about ``limit`` characters (a message quoting a user's value)."""
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text):,} characters)"
+
+
+class StrictYAMLLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping with a key given twice (YAML keeps the
+    last one silently) and a document that aliases expand beyond ``MAX_YAML_NODES`` nodes
+    (an alias bomb: a few lines that stand for billions of values)."""
+
+    def construct_document(self, node: Any) -> Any:
+        sizes: dict[int, int] = {}
+
+        def size(n: Any) -> int:  # nodes once every alias is expanded (each node counted once per use)
+            if id(n) not in sizes:
+                sizes[id(n)] = 0  # a recursive alias: counted once
+                kids = n.value if isinstance(n, yaml.CollectionNode) else []
+                flat = [x for pair in kids for x in pair] if isinstance(n, yaml.MappingNode) else kids
+                sizes[id(n)] = 1 + sum(size(k) for k in flat)
+            return sizes[id(n)]
+
+        total = size(node)
+        if total > MAX_YAML_NODES:
+            raise yaml.YAMLError(
+                f"its aliases (*name) expand to {total:,} values (at most {MAX_YAML_NODES:,}): refused (an alias bomb?)"
+            )
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *base": its keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key: the constructor names it below
+                continue
+            if first is not None:
+                raise yaml.YAMLError(f"key {shorten(key)} given twice (lines {first} and {line}): keep one")
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str) -> Any:
+    """YAML text as Python values, through ``StrictYAMLLoader`` (safe types only, no key
+    given twice, a bounded number of aliases). Raises ``yaml.YAMLError``."""
+    try:
+        return yaml.load(text, Loader=StrictYAMLLoader)  # noqa: S506  (a SafeLoader)
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
+
+
+def _yaml_error(e: yaml.YAMLError) -> str:
+    """A YAML error in at most a few lines."""
+    return cut(str(e), 4 * _MAX_SHOWN)
 
 
 def parse_rule_value(option: str, raw: str) -> Any:
@@ -488,7 +555,7 @@ def parse_rule_value(option: str, raw: str) -> Any:
     if word.lower() in _WORDS:
         return _WORDS[word.lower()] if field is not None and field.annotation is bool else word
     try:
-        return yaml.safe_load(raw)
+        return load_yaml(raw)
     except yaml.YAMLError:
         return raw
 
@@ -499,18 +566,31 @@ def option_help() -> str:
 
 def read_yaml_mapping(path: str | Path, what: str = "rules file", holds: str = "rule options") -> dict[str, Any]:
     """A YAML file that must hold a mapping (an empty file is an empty mapping); a clear
-    ``ValueError`` naming the file (``what``) otherwise."""
+    ``ValueError`` naming the file (``what``) otherwise: missing, not a regular file,
+    over ``MAX_YAML_BYTES``, not UTF-8, not valid YAML (a key given twice, an alias bomb)."""
     p = Path(path)
+    name = repr(str(p))
     try:
-        data = yaml.safe_load(p.read_text())
+        if not p.is_file():
+            problem = "no such file" if not p.exists() else "a folder" if p.is_dir() else "not a regular file"
+            raise ValueError(f"cannot read {what} {name}: {problem}")
+        if p.stat().st_size > MAX_YAML_BYTES:
+            raise ValueError(f"{what} {name} is {p.stat().st_size:,} bytes: at most {MAX_YAML_BYTES:,}")
+        raw = p.read_bytes()
     except OSError as e:
-        raise ValueError(f"cannot read {what} {str(p)!r}: {e.strerror}") from None
+        raise ValueError(f"cannot read {what} {name}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{what} {name} is not UTF-8 text (byte {e.start}: {raw[e.start : e.start + 1]!r})") from None
+    try:
+        data = load_yaml(text)
     except yaml.YAMLError as e:
-        raise ValueError(f"{what} {str(p)!r} is not valid YAML: {e}") from None
+        raise ValueError(f"{what} {name} is not valid YAML: {_yaml_error(e)}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ValueError(f"{what} {str(p)!r} must hold a mapping of {holds}, not {type(data).__name__}")
+        raise ValueError(f"{what} {name} must hold a mapping of {holds}, not {type(data).__name__}")
     return data
 
 
@@ -531,10 +611,14 @@ def rules_with_options(rules: str, options: list[str]) -> str | dict[str, Any]:
     if not options:
         return rules
     spec: dict[str, Any] = load_rules_file(rules) if is_rules_file(rules) else {"preset": rules}
+    given: dict[str, str] = {}
     for item in options:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"--rule {item!r} must look like option=value (e.g. max_splits=0)")
+        if key.strip() in given:
+            raise ValueError(f"--rule {key.strip()} given twice ({given[key.strip()]!r} and {item!r}): keep one")
+        given[key.strip()] = item
         spec[key.strip()] = parse_rule_value(key.strip(), raw)
     return spec
 
@@ -570,6 +654,6 @@ def resolve_rules(rules: str | dict[str, Any] | Rules | None = None) -> Rules:
         msgs = []
         for err in e.errors():
             loc = ".".join(str(x) for x in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            msgs.append(f"rule option {loc!r}: {msg} (got {err.get('input')!r})" if loc else msg)
+            msg = cut(err["msg"].removeprefix("Value error, "))
+            msgs.append(f"rule option {loc!r}: {msg} (got {shorten(err.get('input'))})" if loc else msg)
         raise ValueError("invalid rules: " + "; ".join(msgs)) from None

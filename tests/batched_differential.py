@@ -33,6 +33,7 @@ from siete_env import raw_env
 from siete_env.batched import BatchedTables
 from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
+from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
 from siete_env.game import HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
 from siete_env.rules import Rules
@@ -41,38 +42,6 @@ from siete_env.settle import half
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
 GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules")
-
-
-def random_rules(rng: np.random.Generator) -> dict[str, Any]:
-    """A random rule set the batched engine covers."""
-    r: dict[str, Any] = {"preset": "spanish"}
-    if rng.random() < 0.5:
-        k = int(rng.integers(1, 6))
-        r["bet_levels"] = sorted(int(x) for x in rng.choice(np.arange(1, 11), size=k, replace=False))
-    if rng.random() < 0.3:
-        r["raise_on_draw"] = False
-    if rng.random() < 0.5:
-        r["max_splits"] = int(rng.integers(0, 4))
-    if rng.random() < 0.4:
-        r["four_swap"] = str(rng.choice(["off", "mandatory"]))
-    if rng.random() < 0.3:
-        r["split_any_pair"] = True
-    face = rng.random()
-    if face < 0.2:
-        r["draw_face_down"] = False
-    elif face < 0.4:
-        r["all_face_up"], r["draw_face_down"] = True, False
-    if rng.random() < 0.3:
-        r["reveal_seven_half"] = True
-    if rng.random() < 0.3:
-        r["banker_policy_rule"] = "hit_below_6"
-    if rng.random() < 0.3:
-        r["remove_sotas"] = True
-    if rng.random() < 0.4:
-        r["seven_half_pays"] = int(rng.integers(1, 5))
-        r["banker_seven_half_collects"] = int(rng.integers(1, 4))
-        r["both_seven_half_collects"] = int(rng.integers(1, 5))
-    return r
 
 
 def _stack(deck: np.ndarray, want: np.ndarray, top: int, rng: np.random.Generator) -> np.ndarray:

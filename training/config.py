@@ -9,6 +9,7 @@ run) and ``evaluate.py --run`` (a run's report).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -16,9 +17,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.specs import AgentSpec, check_spec
-from siete_env.rules import check_table, parse_rule_value, read_yaml_mapping, resolve_rules
+from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_yaml_mapping, resolve_rules, shorten
 
 DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
+MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
 
 
 # --------------------------------------------------------------------------- config
@@ -209,7 +211,7 @@ class EvaluationConfig(_Strict):
 class TrainConfig(_Strict):
     """A training run (``configs/train/*.yaml``)."""
 
-    name: str = "default"
+    name: str = Field("default", description="the run folder is runs/<name>-s<seed>")
     rules: str | dict[str, Any] = "spanish"
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
@@ -232,6 +234,16 @@ class TrainConfig(_Strict):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
 
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}", v):
+            raise ValueError(
+                "a name is 1-100 letters, digits, '.', '_' or '-', not starting with '.' or '-' "
+                "(it names the run folder runs/<name>-s<seed>)"
+            )
+        return v
+
     @field_validator("rules")
     @classmethod
     def _rules(cls, v: Any) -> Any:
@@ -252,6 +264,20 @@ class TrainConfig(_Strict):
                 check_rules(self.rules, self.num_players)
             except ValueError as err:
                 raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _n_envs(self) -> TrainConfig:
+        if self.vec_env == "dummy" and self.n_envs > MAX_DUMMY_ENVS:
+            raise ValueError(
+                f"n_envs {self.n_envs}: vec_env: dummy steps each table in Python, at most {MAX_DUMMY_ENVS}; "
+                "vec_env: batched for more"
+            )
+        if self.vec_env == "batched":
+            from siete_env.batched import BatchedTables
+            from siete_env.batched.engine import check_num_tables
+
+            check_num_tables(self.n_envs, 2 * BatchedTables(1, self.num_players, self.rules).bytes_per_table, "n_envs")
         return self
 
     @model_validator(mode="after")
@@ -300,10 +326,10 @@ def _format_errors(e: ValidationError) -> str:
     lines = []
     for err in e.errors():
         loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = cut(err["msg"].removeprefix("Value error, "))
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        got = "" if not err["loc"] else f" (got {err.get('input')!r})"  # top level: the message says it
+        got = "" if not err["loc"] else f" (got {shorten(err.get('input'))})"  # top level: the message says it
         lines.append(f"  {loc}: {msg}{got}")
     return "\n".join(lines)
 
@@ -336,11 +362,15 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
     ``train_rllib.py``'s config)."""
     path = Path(path)
     data = read_yaml_mapping(path, what="config", holds="settings")
+    given: dict[str, str] = {}
     for item in overrides or []:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {item!r} must look like key=value (e.g. {example})")
         key = key.strip()
+        if key in given:
+            raise ValueError(f"override {key} given twice ({given[key]!r} and {item!r}): keep one")
+        given[key] = item
         # a rule option's value is read as the option's type (yes/no: booleans where wanted)
         _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
     try:
@@ -358,6 +388,6 @@ def yaml_value(raw: str) -> Any:
     if raw.strip().lower() in ("on", "off", "yes", "no", "y", "n"):
         return raw.strip()
     try:
-        return yaml.safe_load(raw)
+        return load_yaml(raw)
     except yaml.YAMLError:
         return raw

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -15,6 +16,7 @@ from agents.tournament import Estimate, MatchResult, Tournament, play_match, rou
 from siete_env.rules import resolve_rules
 
 from .config import TrainConfig
+from .outputs import write_atomic
 from .runs import RunState, final_specs, write_json
 
 
@@ -55,14 +57,21 @@ def markdown_table(rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
+def csv_text(results: list[MatchResult]) -> str:
+    """The results as CSV, one row per seat and pairing."""
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["banker", "punter", "rules", "num_players", "hands", "seed", "seat", "mean", "ci95", "sd"])
+    for r in results:
+        for s, est in enumerate(r.seats):
+            w.writerow([r.banker, r.punters[s - 1] if s else r.banker, r.rules, r.num_players, r.hands, r.seed,
+                        s, f"{est.mean:.6f}", f"{est.ci95:.6f}", f"{est.sd:.6f}"])  # fmt: skip
+    return f.getvalue()
+
+
 def write_csv(path: Path, results: list[MatchResult]) -> None:
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["banker", "punter", "rules", "num_players", "hands", "seed", "seat", "mean", "ci95", "sd"])
-        for r in results:
-            for s, est in enumerate(r.seats):
-                w.writerow([r.banker, r.punters[s - 1] if s else r.banker, r.rules, r.num_players, r.hands, r.seed,
-                            s, f"{est.mean:.6f}", f"{est.ci95:.6f}", f"{est.sd:.6f}"])  # fmt: skip
+    """``csv_text``, written atomically."""
+    write_atomic(path, csv_text(results))
 
 
 # --------------------------------------------------------------------------- the criterion of a run

@@ -19,17 +19,24 @@ from pathlib import Path
 from typing import Any
 
 from agents.specs import AgentSpec
+from siete_env.rules import cut
 
 ROLES = ("punter", "banker")
 STATE_FILE = "state.json"
 FINAL_TABLES = "final.npz"  # a run's final mixture (evaluation.select: mixture)
 
 
+def json_text(data: Any) -> str:
+    """``data`` as the JSON the tools write (indented; anything else as its string)."""
+    return json.dumps(data, indent=2, default=str)
+
+
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically: an interruption never leaves half a file."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    tmp.replace(path)
+    """Write JSON atomically (``training.outputs.write_atomic``): an interruption never
+    leaves half a file."""
+    from .outputs import write_atomic
+
+    write_atomic(path, json_text(data))
 
 
 @dataclass
@@ -78,12 +85,75 @@ class RunState:
         known = {f.name for f in fields(cls)}
         state = cls(**{k: v for k, v in data.items() if k in known and k != "final"})
         if data.get("final"):
+            if not isinstance(data["final"], dict):
+                raise ValueError(f"final must be an object, got {data['final']!r}")
             state.final = FinalMixture(**data["final"])
         return state
 
     @classmethod
     def load(cls, run_dir: Path) -> RunState:
-        return cls.from_json(json.loads((run_dir / STATE_FILE).read_text()))
+        """The state of a run folder; a ``ValueError`` naming ``state.json`` if it cannot be
+        read, is not JSON (empty, truncated, binary), or is not a run's state (its keys of
+        the wrong types, snapshot paths outside the folder)."""
+        path = Path(run_dir) / STATE_FILE
+        what = f"{path} is not a training run's state"
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except OSError as e:
+            raise ValueError(f"cannot read {path}: {e.strerror}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"{what} (not JSON: {cut(str(e))}); the run cannot go on from it") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{what}: it holds a {type(data).__name__}, not an object of keys")
+        try:
+            state = cls.from_json(data)
+            state.check()
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"{what}: {cut(str(e))}") from None
+        return state
+
+    def check(self) -> None:
+        """A ``ValueError`` naming the first key of the wrong type or value."""
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        if not is_int(self.generation) or self.generation < 0:
+            raise ValueError(f"generation must be a non-negative integer, got {self.generation!r}")
+        for role in ROLES:
+            snaps = self.snapshots(role)
+            if not isinstance(snaps, list) or not all(isinstance(x, str) for x in snaps):
+                raise ValueError(f"{role}_snapshots must be a list of paths, got {snaps!r}")
+            for x in snaps:
+                if Path(x).is_absolute() or ".." in Path(x).parts:
+                    raise ValueError(f"{role}_snapshots: {x!r} is not a path inside the run folder")
+        for key in ("learn_seconds", "learn_steps", "curves", "last_results", "selected"):
+            if not isinstance(getattr(self, key), dict):
+                raise ValueError(f"{key} must be an object, got {getattr(self, key)!r}")
+        for key in ("pools", "nash_conv"):
+            if not isinstance(getattr(self, key), list):
+                raise ValueError(f"{key} must be a list, got {getattr(self, key)!r}")
+        for key in ("learn_wall_seconds", "wall_seconds"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ValueError(f"{key} must be a number, got {v!r}")
+
+    def check_snapshots(self, run_dir: Path) -> None:
+        """A ``ValueError`` naming the first snapshot ``state.json`` lists that is not in
+        the run folder (a resume would load it), or counts that disagree."""
+        for role in ROLES:
+            snaps = self.snapshots(role)
+            if len(snaps) != self.generation:
+                raise ValueError(
+                    f"{Path(run_dir) / STATE_FILE}: {self.generation} generations done but {len(snaps)} {role} "
+                    "snapshots listed; the state does not belong to this run folder's files"
+                )
+            for x in snaps:
+                if not (Path(run_dir) / x).is_file():
+                    raise ValueError(
+                        f"{Path(run_dir) / STATE_FILE} lists the {role} snapshot {x}, which is missing from the run "
+                        "folder: restore it, or start the run again in a new folder"
+                    )
 
     def save(self, run_dir: Path) -> None:
         write_json(run_dir / STATE_FILE, self.to_json())
@@ -187,5 +257,6 @@ __all__ = [
     "final_specs",
     "hold_as_learner",
     "lock_run_dir",
+    "json_text",
     "write_json",
 ]

@@ -17,6 +17,7 @@ both bit for bit what ``raw_env.observe`` gives (``tests/batched_differential.py
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,38 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     return r
 
 
+def memory_bytes() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _size(b: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if b < 1024 or unit == "PiB":
+            return f"{b:,.0f} {unit}" if unit == "bytes" else f"{b:,.1f} {unit}"
+        b /= 1024
+    return ""  # pragma: no cover
+
+
+def check_num_tables(num_tables: Any, bytes_per_table: int, what: str = "num_envs") -> int:
+    """``num_tables`` as an int, if it is a positive integer whose tables fit in the
+    machine's memory (``bytes_per_table`` each); else a ``ValueError`` with the memory it
+    would need and the allowed range."""
+    if isinstance(num_tables, bool) or not isinstance(num_tables, int | np.integer) or num_tables < 1:
+        raise ValueError(f"{what} (the number of tables) must be a positive integer, got {num_tables!r}")
+    n = int(num_tables)
+    mem = memory_bytes()
+    if mem is not None and n * bytes_per_table > mem:
+        raise ValueError(
+            f"{what} {n:,} would need {_size(n * bytes_per_table)} ({bytes_per_table:,} bytes per table); this "
+            f"machine has {_size(mem)} of memory: {what} must be 1..{mem // bytes_per_table:,}"
+        )
+    return n
+
+
 def supported(rules: Any, num_players: int = 2) -> bool:
     """Whether ``check_rules`` accepts these rules."""
     try:
@@ -87,12 +120,11 @@ class BatchedTables:
     (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
     """
 
-    def __init__(self, num_tables: int, num_players: int = 2, rules: Any = "spanish"):
+    def __init__(
+        self, num_tables: int, num_players: int = 2, rules: Any = "spanish", num_tables_name: str = "num_tables"
+    ):
         self.rules = check_rules(rules, num_players)
         n = self.n = int(num_players)
-        if isinstance(num_tables, bool) or not isinstance(num_tables, int | np.integer) or num_tables < 1:
-            raise ValueError(f"the number of tables must be a positive integer, got {num_tables!r}")
-        self.N = int(num_tables)
         r = self.rules
         splits = r.splits_for(n)
         H = self.H = 1 + splits
@@ -136,6 +168,10 @@ class BatchedTables:
         self.cfg = cfg
         self.obs_size = self.layout.size
         self.folded_size = folded_size(self.layout)
+        # the state row, the streams, and the buffers of a vector env over the tables (about a
+        # dozen (N, D) float32 arrays: observations, final observations, their recycled copies)
+        self.bytes_per_table = 2 * o + 16 + 12 * 4 * self.obs_size + 4 * A + 16 * 8 * n
+        self.N = check_num_tables(num_tables, self.bytes_per_table, num_tables_name)
         self.state = np.zeros((self.N, o), np.int16)  # half the memory of int32: the batch stays in cache
         self.state[:, K.PHASE] = K.P_OVER
         self.rng = np.zeros(self.N, np.uint64)
@@ -163,19 +199,45 @@ class BatchedTables:
         return self.state[:, c : c + self.n]
 
     def _games(self, games) -> np.ndarray:
-        return self.all if games is None else np.asarray(games, np.int64)
+        """Table indices (the kernels index without bounds checks: checked here)."""
+        if games is None:
+            return self.all
+        g = np.asarray(games)
+        if g.ndim != 1 or (g.size and g.dtype.kind not in "iu"):
+            raise ValueError(
+                f"games must be a 1-d array of table indices 0..{self.N - 1}, got shape {g.shape} {g.dtype}"
+            )
+        if g.size and (g.min() < 0 or g.max() >= self.N):
+            raise ValueError(f"games must be table indices 0..{self.N - 1}, got {g.min()}..{g.max()}")
+        return g.astype(np.int64)
+
+    def _per_game(self, values, games: np.ndarray, what: str, low: int, high: int) -> np.ndarray:
+        """One integer in ``low..high`` per table of ``games`` (a scalar is broadcast)."""
+        v = np.asarray(values)
+        if v.dtype.kind not in "iu" or v.ndim > 1 or (v.ndim == 1 and v.shape != games.shape):
+            raise ValueError(
+                f"{what} must be an integer or {len(games)} integers (one per table), got shape {v.shape} {v.dtype}"
+            )
+        if v.size and (v.min() < low or v.max() > high):
+            bad = v[(v < low) | (v > high)].flat[0]
+            raise ValueError(f"{what} must be {low}..{high}, got {bad}")
+        return np.broadcast_to(v.astype(np.int64), games.shape).copy()
 
     def start(self, games, bankers, decks) -> None:
         """Start episodes: table ``games[i]`` with banker ``bankers[i]``, dealt from
         ``decks[i]`` (card indices, a full deck of these rules: first card to the first
         punter in turn order, the banker's last, then every later card from the top)."""
         games = self._games(games)
-        decks = np.ascontiguousarray(decks, np.int32)
-        if decks.shape != (len(games), len(self.deck_cards)):
-            raise ValueError(f"decks must be {len(games)} rows of {len(self.deck_cards)} cards, got {decks.shape}")
-        bankers = np.broadcast_to(np.asarray(bankers, np.int64), (len(games),)).copy()
-        if ((bankers < 0) | (bankers >= self.n)).any():
-            raise ValueError(f"bankers must be seats 0..{self.n - 1}")
+        d = np.asarray(decks)
+        if d.shape != (len(games), len(self.deck_cards)) or (d.size and d.dtype.kind not in "iu"):
+            raise ValueError(
+                f"decks must be {len(games)} rows of {len(self.deck_cards)} card indices, got shape {d.shape} {d.dtype}"
+            )
+        decks = np.ascontiguousarray(d, np.int32)
+        if len(decks) and (np.sort(decks, axis=1) != np.sort(self.deck_cards)).any():
+            row = int(np.flatnonzero((np.sort(decks, axis=1) != np.sort(self.deck_cards)).any(axis=1))[0])
+            raise ValueError(f"decks[{row}] is not a permutation of this rules' deck (rules.deck_cards())")
+        bankers = self._per_game(bankers, games, "bankers", 0, self.n - 1)
         firstuse.notice(K.start_batch, "the batched engine")
         K.start_batch(self.state, self.cfg, games, bankers, decks, decks.shape[1])
 
@@ -187,9 +249,11 @@ class BatchedTables:
         """``(observations, masks)`` of ``seats[i]`` at ``games[i]`` (default: every table,
         the acting seat); a seat not to act has an all-zero mask, as in ``raw_env``."""
         games = self._games(games)
-        seats = self.state[games, K.SEAT].astype(np.int64) if seats is None else np.broadcast_to(
-            np.asarray(seats, np.int64), (len(games),)
-        )  # fmt: skip
+        seats = (
+            self.state[games, K.SEAT].astype(np.int64)
+            if seats is None
+            else self._per_game(seats, games, "seats", 0, self.n - 1)
+        )
         obs = np.empty((len(games), self.folded_size if fold else self.obs_size), np.float32)
         masks = np.empty((len(games), self.A), np.int8)
         K.observe_batch(self.state, self.cfg, games, seats, bool(fold), obs, masks)
@@ -206,7 +270,16 @@ class BatchedTables:
         """Apply ``actions[i]`` at ``games[i]``; an illegal action raises ``ValueError``
         (the actions before it are applied)."""
         games = self._games(games)
-        actions = np.asarray(actions, np.int64)
+        a = np.asarray(actions)
+        if a.shape != games.shape or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(
+                f"actions must be {len(games)} integer action ids (one per table), got shape {a.shape} {a.dtype}"
+            )
+        out = (a < 0) | (a >= self.A)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise ValueError(f"action {a[i]} at table {int(games[i])} is outside the action space: ids 0..{self.A - 1}")
+        actions = a.astype(np.int64)
         bad = K.apply_batch(self.state, self.cfg, games, actions)
         if bad >= 0:
             g, a = int(games[bad]), int(actions[bad])

@@ -41,10 +41,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .. import firstuse
+from ..aec import check_seed
 from ..features import fold_suits as _fold
 from ..features import suits_matter
 from ..gym_env import MAX_SKIPPED, policy_pool
 from ..opponents import policy_probs, resolve
+from ..rules import shorten
 from . import kernels as K
 from .engine import BatchedTables
 
@@ -120,7 +122,11 @@ class SeatVectorEnv(VectorEnv):
     step overwrites); ``native`` (default ``True``: uniformly random players and the
     heuristics of ``agents.baselines`` are played inside the kernels, from the state, with
     the same decisions their ``action_probs`` give; ``False``: every opponent is asked
-    through ``action_probs``). ``reset(options={"decks": [...]})`` stacks the first episode's deck
+    through ``action_probs``). ``reset(seed=[s0, s1, ...])`` (one seed per table, as Gymnasium's
+    vector envs take) seeds table ``i`` as a one-table env reset with ``seed=s_i``; an
+    action id out of range, or actions not of shape ``(num_envs,)`` integers, are refused
+    with a ``ValueError`` (an illegal id in range ends that table's episode, as ``SeatEnv``).
+    ``reset(options={"decks": [...]})`` stacks the first episode's deck
     of each table (a list of ``num_envs`` card-id lists, completed at random as in
     ``SeatEnv``).
 
@@ -157,13 +163,24 @@ class SeatVectorEnv(VectorEnv):
             raise ValueError(f"role must be 'punter' or 'banker', got {role!r}")
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, int | float | np.number)
+            or not np.isfinite(illegal_reward)
+        ):
+            raise ValueError(f"illegal_reward must be a finite number, got {shorten(illegal_reward)}")
         if render_mode is not None:
             raise ValueError("the batched view does not render (render_mode must be None); use SeatEnv")
         if max_episode_steps is not None:
             raise ValueError("max_episode_steps is not supported: a hand always ends")
-        self.tables = BatchedTables(num_envs, num_players, rules)
+        for flag, value in (("copy", copy), ("native", native)):
+            if value not in (True, False):
+                raise ValueError(f"{flag} must be True or False, got {value!r}")
+        self.tables = BatchedTables(num_envs, num_players, rules, num_tables_name="num_envs")
         n = self.num_players = self.tables.n
-        if role == "punter" and not (isinstance(position, int) and 1 <= position <= n - 1):
+        if role == "punter" and not (
+            isinstance(position, int) and not isinstance(position, bool) and 1 <= position <= n - 1
+        ):
             raise ValueError(f"position must be 1..{n - 1} (the learner's place among the punters), got {position!r}")
         self.rules = self.tables.rules
         if fold_suits == "auto":
@@ -214,7 +231,7 @@ class SeatVectorEnv(VectorEnv):
         self._needs_reset = True
         self.set_opponents(opponents, copunters)
         if seed is not None:
-            self._seed_all(seed)
+            self._seed_all(self._check_seed(seed))
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: Any, copunters: Any = None) -> None:
@@ -249,9 +266,31 @@ class SeatVectorEnv(VectorEnv):
     def _seed_opponents(self) -> None:
         self._opp_rng = np.random.default_rng(int(self.np_random.integers(2**62)))
 
-    def _seed_all(self, seed: int | None) -> None:
-        self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
-        self.tables.seed(int(self.np_random.integers(2**62)))
+    def _check_seed(self, seed: Any) -> int | list[int | None] | None:
+        """A reset seed: None, a non-negative integer, or a list of ``num_envs`` of them
+        (one per table, as Gymnasium's vector envs take); a clear ``ValueError`` otherwise."""
+        if isinstance(seed, list | tuple | np.ndarray):
+            seeds = list(np.asarray(seed, dtype=object).reshape(-1)) if isinstance(seed, np.ndarray) else list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(
+                    f"reset seed: a list of seeds needs one per table ({self.num_envs}), got {len(seeds)}; "
+                    "or give one integer for the batch"
+                )
+            try:
+                return [check_seed(s) for s in seeds]
+            except ValueError as e:
+                raise ValueError(f"{e} (in the list of seeds)") from None
+        return check_seed(seed)
+
+    def _seed_all(self, seed: int | list[int | None] | None) -> None:
+        if not isinstance(seed, list):
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+            self.tables.seed(int(self.np_random.integers(2**62)))
+        else:  # table i plays as a one-table env reset with seed[i] (None: fresh entropy)
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed[0])
+            for i, s in enumerate(seed):
+                first = int(gymnasium.utils.seeding.np_random(s)[0].integers(2**62))
+                self.tables.rng[i] = np.random.SeedSequence(first).generate_state(1, np.uint64)[0]
         self._seeded = True
         self._seed_opponents()
 
@@ -318,11 +357,36 @@ class SeatVectorEnv(VectorEnv):
             obs[:, s * d : (s + 1) * d] = t.observe(t.all, s, fold=self.fold)[0]
         return obs, (self._masks.copy() if self.copy else self._masks)
 
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as ``(num_envs,)`` int64 action ids, or a ``ValueError`` saying what is
+        wrong: the shape (one id per table), the type (integers) or the range (an id outside
+        the action space is refused, as the single-seat env does; an illegal id in range
+        ends that table's episode, or raises with ``illegal_action="raise"``)."""
+        N, A = self.num_envs, self.tables.A
+        try:
+            a = np.asarray(actions)
+        except (ValueError, TypeError) as e:  # ragged lists
+            raise ValueError(f"actions must be {N} integer action ids (one per table): {e}") from None
+        if a.shape != (N,) or a.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an array of shape ({N},): one integer action id per table, got "
+                f"{'shape ' + str(a.shape) + ' ' if a.shape != (N,) else ''}dtype {a.dtype}"
+            )
+        out = (a < 0) | (a >= A)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise ValueError(
+                f"action {a[i]} of table {i} is outside the action space: action ids are 0..{A - 1} "
+                f"({', '.join(self.action_names)})"
+            )
+        return a.astype(np.int64)
+
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None):
         firstuse.notice(K.new_episode, "the batched engine")
-        if isinstance(seed, list | tuple):
-            seed = seed[0] if seed else None  # one stream for the batch: the first seed
+        seed = self._check_seed(seed)  # a list: one seed per table (Gymnasium's convention)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict such as {{'decks': [...]}} or None, got {shorten(options)}")
         options = dict(options or {})
         unknown = [k for k in options if k != "decks"]
         if unknown:
@@ -331,6 +395,8 @@ class SeatVectorEnv(VectorEnv):
         if decks is not None:
             from ..cards import parse_deck
 
+            if isinstance(decks, str | bytes) or not hasattr(decks, "__len__"):
+                raise ValueError(f"decks must be a list of {self.num_envs} decks (card-id lists), got {shorten(decks)}")
             if len(decks) != self.num_envs:
                 raise ValueError(f"decks must hold one deck per table ({self.num_envs}), got {len(decks)}")
             for d in decks:
@@ -361,10 +427,7 @@ class SeatVectorEnv(VectorEnv):
         t = self.tables
         if self.copy:  # final observations go into an array nobody holds any more
             self._final_obs = self._final_pool.get()
-        actions = np.asarray(actions).reshape(-1)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integers (one per table), got {actions!r}")
-        actions = actions.astype(np.int64)
+        actions = self._check_actions(actions)
         ok = self._ok
         nbad = K.check_actions(self._masks, actions, ok)
         bad = np.flatnonzero(~ok) if nbad else ()

@@ -26,6 +26,7 @@ import numpy as np
 from ..encoding import SeatFeature
 from ..features import NoSplitView
 from ..game import HIT_UP, SPLIT, STAND
+from ..rules import cut, resolve_rules
 from .evaluator import ExactEvaluator, evaluator
 from .observations import ME, banker_state_of, punter_state_of
 from .results import NashConv
@@ -244,9 +245,11 @@ class TablePairAgent:
             same = raw.rules == ev.rules
             with_splits = raw.rules.model_copy(update={"max_splits": 0}) == ev.rules and raw.layout.H > 1
             if raw.num_players != 2 or not (same or with_splits):
+                mine, theirs = ev.rules.model_dump(mode="json"), raw.rules.model_dump(mode="json")
+                diff = ", ".join(f"{k}: {mine[k]!r} here, {theirs[k]!r} there" for k in mine if mine[k] != theirs[k])
                 raise ValueError(
-                    f"this equilibrium was solved for heads-up {tables.rules}; the table has "
-                    f"{raw.num_players} players and rules {raw.rules.model_dump(mode='json')}"
+                    f"this equilibrium was solved for heads-up {mine['preset']} rules; the table has "
+                    f"{raw.num_players} players" + (f" and other rules ({diff})" if diff else "")
                 )
             if with_splits:
                 self.view = NoSplitView(raw.layout)
@@ -285,6 +288,34 @@ class TablePairAgent:
         return int(self.rng.choice(len(p), p=p / p.sum()))
 
 
+def _check_tables(bet: np.ndarray, draw: np.ndarray, hit: np.ndarray) -> None:
+    """Refuse tables no solver writes: of the wrong dimensions, not finite, probabilities
+    outside 0..1, action probabilities adding up to neither 1 nor 0 (a state a mixture
+    never reaches) in some state, or to 0 in all of them (a table of zeros or NaN would
+    otherwise play its fallback and report a NaN value)."""
+    if bet.ndim != 2 or draw.ndim != 4 or hit.ndim != 2 or draw.shape[-1] != bet.shape[-1]:
+        raise ValueError(
+            f"tables of shapes bet {bet.shape}, draw {draw.shape}, hit {hit.shape}: expected bet (states, actions), "
+            "draw (states, stakes, 2, actions), hit (banker rows, nodes)"
+        )
+    for name, t in (("bet", bet), ("draw", draw), ("hit", hit)):
+        if not np.isfinite(t).all():
+            raise ValueError(f"its {name} table holds {int((~np.isfinite(t)).sum()):,} values that are NaN or infinite")
+        if t.size and (t.min() < -1e-6 or t.max() > 1 + 1e-6):
+            raise ValueError(f"its {name} table holds probabilities outside 0..1 ({t.min():g}..{t.max():g})")
+    for name, t in (("bet", bet), ("draw", draw)):
+        sums = t.sum(axis=-1)
+        one = np.abs(sums - 1.0) <= 1e-3
+        bad = ~one & (np.abs(sums) > 1e-9)  # a state a mixture never reaches: all zeros
+        if bad.any():
+            raise ValueError(
+                f"its {name} table's action probabilities add up to neither 1 nor 0 (a state never reached) in "
+                f"{int(bad.sum()):,} states (e.g. {sums[bad].flat[0]:g})"
+            )
+        if t.size and not one.any():
+            raise ValueError(f"its {name} table is all zeros: no state has action probabilities")
+
+
 def load(path: str | Path) -> PolicyTables:
     """Tables saved by ``PolicyTables.save`` (the subclass they were saved from); a
     ``ValueError`` naming the file for anything else."""
@@ -300,13 +331,22 @@ def load(path: str | Path) -> PolicyTables:
         if missing:
             raise ValueError(f"{what}: no {', '.join(missing)} in it")
         try:
-            rules = ast.literal_eval(str(z["rules"]))
+            text = str(z["rules"])
+            if len(text) > 10_000:
+                raise ValueError(f"its rules are {len(text):,} characters long (a rule set is a few hundred)")
+            rules = ast.literal_eval(text)
+            if not isinstance(rules, dict):
+                raise ValueError(f"its rules are a {type(rules).__name__}, not a dict of rule options")
+            resolve_rules(rules)  # a clear error for rules that do not exist
             tables = (
                 z["bet"].astype(np.float64),
                 z["draw"].astype(np.float64),
                 z["hit"].astype(np.float64),
                 NashConv(*map(float, z["result"])),
             )
+            _check_tables(*tables[:3])
+            if not all(np.isfinite(tables[3])):
+                raise ValueError(f"its exact result is not finite: {tables[3]}")
             source = str(z["source"]) if "source" in z else CFRSolution.source
             kind = _KINDS.get(source)
             if kind is None:
@@ -318,8 +358,8 @@ def load(path: str | Path) -> PolicyTables:
                 weights = ast.literal_eval(str(z["weights"])) if "weights" in z else {}
                 return MixtureTables(rules, *tables, weights=weights)
             return kind(rules, *tables)
-        except (ValueError, TypeError, SyntaxError, zipfile.BadZipFile) as e:
-            raise ValueError(f"{what}: {e}") from None
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{what}: {cut(str(e))}") from None
 
 
 __all__ = [
