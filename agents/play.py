@@ -24,39 +24,13 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from agents.specs import SPEC_HELP, check_spec, make_agent
-
-ACTION_HELP = {
-    "STAND": "stop drawing",
-    "HIT_UP": "a new card, face-up",
-    "HIT_DOWN": "a new card face-down (your face-down card is turned up)",
-    "SWAP_FOUR": "give back your initial 4 for the top card",
-    "SPLIT": "the figure just drawn starts a new hand",
-    "KEEP": "keep the figure in this hand",
-    "FUSILAR": "shoot with your 7: a card nobody sees goes under it",
-    "BURN": "burn your initial 3 or 4 for the top card",
-    "ACE_HALF": "your ace counts ½; later cards come face-down",
-    "NO_SIDE_BET": "no side bet",
-    "NO_BID": "do not bid for the bank",
-    "SELL_BANK": "sell the bank to the best bid",
-    "KEEP_BANK": "keep the bank",
-}
+from siete_env.guide import describe_action, player_guide
+from siete_env.view import event_lines, seat_view
 
 
 def unit_of(g) -> str:
     """What the table plays for: ``chips`` (the banking game) or ``points`` (quattro e mezzo)."""
     return "points" if g.rules.scoring == "points" else "chips"
-
-
-def _describe_action(name: str) -> str:
-    if name in ACTION_HELP:
-        return ACTION_HELP[name]
-    kind, _, k = name.rpartition("_")
-    return {
-        "BET": f"stake {k}",
-        "RAISE": f"raise the stake to {k}",
-        "BID": f"offer {k} for the bank",
-        "SIDE_BET": f"back the hand {k} seat(s) after you",
-    }.get(kind, "")
 
 
 _MAX_REPLY = 200  # characters of a reply read (a move is a word or a number)
@@ -105,72 +79,48 @@ def parse_move(text: str, legal: list[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _cards(g: Any, seat: int, k: int, me: int, deck: str, reveal: bool) -> tuple[str, int, bool]:
-    """A hand as ``seat`` ``me`` sees it: (markup, how many cards are hidden from me, whether
-    the hand holds my own face-down card)."""
-    from siete_env.cards import card_label
-    from siete_env.render import face_down_cards
-
-    down = face_down_cards(g, k)
-    blind = g.blind[k] if g.blind else -1
-    parts, unseen, mine = [], 0, False
-    for c in g.cards[k]:
-        label = card_label(c, deck)
-        if c == blind:
-            parts.append("[dim]??[/dim]")
-            unseen += 1
-        elif c in down and seat == me:
-            parts.append(f"[reverse]{label}[/reverse]*")
-            mine = True
-        elif c in down and not reveal:
-            parts.append("[dim]▒▒[/dim]")
-            unseen += 1
-        else:
-            parts.append(f"[bold]{label}[/bold]")
-    return " ".join(parts), unseen, mine
-
-
 def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
-    """The table as seat ``me`` sees it, as a rich Table."""
+    """The table as seat ``me`` sees it (``siete_env.view.seat_view``: the one place that
+    decides what a seat sees), as a rich Table: your face-down card marked ``*``, the cards
+    you may not see as ``▒▒``."""
     from rich.table import Table
 
-    from siete_env.cards import format_total
-    from siete_env.game import Phase, Status
-    from siete_env.render import face_down_cards
-
-    g = raw.game
-    deck = raw.rules.deck
+    view = seat_view(raw, me)
     t = Table(title=title, title_justify="left", show_lines=False, expand=False)
-    for col in ("", "seat", "role", "cards", "total", "stake", "status", unit_of(g)):
+    for col in ("", "seat", "role", "cards", "total", "stake", "status", view.unit):
         t.add_column(col)
-    order = [*g.order, g.banker]
-    for s in sorted(range(g.n), key=lambda s: order.index(s) if s in order else g.n + s):
-        role = "banker" if s == g.banker else "punter"
-        who = f"player_{s}" + (" (you)" if s == me else f" {names.get(s, '')}")
-        for h in range(max(1, g.nhands[s])):
-            k = g.slot(s, h)
-            if not g.cards[k] and g.status[k] == Status.EMPTY and h > 0:
-                continue
-            cards, unseen, _ = _cards(g, s, k, me, deck, reveal=False)
-            if s == me:
-                total = format_total(g.total[k])
-            else:
-                visible = [c for c in g.cards[k] if c not in face_down_cards(g, k)]
-                adj = -1 if (g.ace_half and g.ace_half[k]) else 0
-                total = format_total(g.hand_total(visible, adj)) + ("+?" if unseen else "")
-            mark = "▶" if (s == g.acting_seat and h == g.hand and g.phase != Phase.OVER) else ""
-            stake = str(g.stake[k]) if role == "punter" and g.stake[k] else ""
+    for s in view.seats:
+        who = f"player_{s.seat}" + (" (you)" if s.you else f" {names.get(s.seat, '')}")
+        for h, hand in enumerate(s.hands):
+            cards = " ".join(
+                "[dim]▒▒[/dim]"
+                if c.id is None
+                else (f"[reverse]{c.label}[/reverse]*" if c.face_down else f"[bold]{c.label}[/bold]")
+                for c in hand.cards
+            )
             t.add_row(
-                mark,
+                "▶" if hand.acting else "",
                 who if h == 0 else f"  hand {h}",
-                role if h == 0 else "",
+                s.role if h == 0 else "",
                 cards,
-                total,
-                stake,
-                Status(g.status[k]).name.lower(),
-                f"{g.chips[s]:+d}" if h == 0 else "",
+                hand.total,
+                str(hand.stake) if hand.stake else "",
+                hand.status,
+                f"{s.chips:+d}" if h == 0 else "",
             )
     return t
+
+
+def guide_text(raw: Any) -> str:
+    """``?``: the rules of this table in a few lines, and how to answer."""
+    lines = [f"[bold]How this table plays[/bold] ({escape(raw.rules.preset)} rules)"]
+    lines += [f"  • {escape(line)}" for line in player_guide(raw.rules)]
+    lines.append(
+        "Answer with an action's number, its name (hit_up, HIT UP) or a unique prefix (st); "
+        "? shows this, q stops. The table: your face-down card is marked *, cards you may not see are ▒▒, "
+        "a total with +? has a card you do not see."
+    )
+    return "\n".join(lines)
 
 
 def open_script(path: str) -> TextIO:
@@ -278,6 +228,16 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
             e.reset(seed=args.seed if episode == 1 else None, options=options or None)
             console.rule(f"episode {episode}")
             start_chips = list(e.game.chips)
+            seen = 0
+
+            def announce() -> None:
+                """What happened since the last look, as the seat may know it: swaps, stands,
+                busts, cards turned up, payments (``siete_env.view.event_lines``)."""
+                nonlocal seen
+                for line in event_lines(e, me, seen):
+                    console.print(f"  [dim]·[/dim] {escape(line)}")
+                seen = len(e.game.events)
+
             for agent in e.agent_iter():
                 _, _, term, trunc, info = e.last()
                 if term or trunc:
@@ -285,21 +245,21 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                     continue
                 seat = e.seat_of(agent)
                 if seat != me:
-                    action = agents[seat](e.observe(agent))
-                    console.print(f"  player_{seat} {names[seat]}: [yellow]{e.action_names[action]}[/yellow]")
-                    e.step(action)
+                    e.step(agents[seat](e.observe(agent)))
+                    announce()  # what the table saw: a swap, a stand, a bust, cards turned up
                     continue
+                announce()
                 legal = list(info["legal_actions"])
                 console.print(table_view(e, me, names, f"your turn ({info['role']})"))
                 for i, name in enumerate(legal, 1):
-                    console.print(f"  [bold]{i}[/bold]) {name:<12} [dim]{_describe_action(name)}[/dim]")
+                    console.print(f"  [bold]{i}[/bold]) {name:<12} [dim]{describe_action(name)}[/dim]")
                 while True:
                     reply = moves.next("your move: ")
                     if reply is None or reply.strip().lower() in ("q", "quit", "exit"):
                         console.print(f"stopped. Your score: [bold]{score:+d}[/bold] {unit_of(e.game)}")
                         return 0
                     if reply.strip() == "?":
-                        console.print(__doc__.split("\n\n")[2])
+                        console.print(guide_text(e))
                         continue
                     name = parse_move(reply, legal)
                     if name is not None:
@@ -309,6 +269,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                     )
                 e.step(e.action_id(name))
             g = e.game
+            announce()
             console.print(table_view(e, me, names, "the table at the end of the episode"))
             won = g.chips[me] - start_chips[me]
             score += won

@@ -72,7 +72,7 @@ def _hand(g: Any, s: int, k: int, me: int, deck: str, acting: bool) -> HandView:
             cards.append(CardView(card_id(c), card_label(c, deck), card_name(c, deck), c in down))
             seen.append(c)
     adjust = -1 if (g.ace_half and g.ace_half[k]) else 0
-    total = (format_total(g.hand_total(seen, adjust)) if seen else "0") + ("+?" if unseen else "")
+    total = (format_total(g.hand_total(seen, adjust)) + ("+?" if unseen else "")) if seen else ("?" if unseen else "0")
     punter = s != g.banker and g.rules.scoring == "stakes"
     return HandView(tuple(cards), total, status_word(g.status[k]), g.stake[k] if punter else None, acting)
 

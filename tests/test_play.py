@@ -77,3 +77,30 @@ def test_play_py_command_line(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "you win +2" in proc.stdout and "running score +2" in proc.stdout
+
+
+def test_help_is_a_players_guide_to_this_table():
+    code, out = _play("?\nq\n")
+    assert code == 0
+    assert "How this table plays (spanish rules)" in out
+    for words in ("figures (sota, caballo, rey) count ½", "Ties go to the banker", "a 7½ pays 2×", "four-swap"):
+        assert words in out, words
+    _, italian = _play("?\nq\n", ["--rules", "italian", "--deck", "5o", "12b", "1b"])
+    assert "re di denari is wild" in italian and "fante, cavallo, re" in italian
+
+
+def test_the_other_seats_moves_are_announced():
+    """A swap and a stand by another punter, the banker's cards turned up and its bust, the
+    payments: each said as it happens; nobody's face-down card named before it is shown."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=120, force_terminal=False, color_system=None)
+    deck = ["5o", "4c", "12b", "1b", "7e", "5c", "3e", "2o"]
+    args = ["--seat", "1", "--players", "3", "--opponents", "banker:6", "bold:5.5", "--banker", "0", "--episodes", "1"]
+    code = main([*args, "--deck", *deck, "--script", "-"], stdin=io.StringIO("BET_2\nHIT_UP\nSTAND\n"), console=console)
+    out = buf.getvalue()
+    assert code == 0
+    for line in ("player 2 gives back the 4 de copas", "player 2 stakes 5", "player 2 stands",
+                 "player 0 turns up the rey de bastos", "player 0 busts", "player 0 pays you 2 chips"):  # fmt: skip
+        assert line in out, line
+    before = out[: out.index("player 2 turns up")]
+    assert "7 de espadas" not in before and "7e" not in before  # player 2's face-down card, until shown
