@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agents.specs import AgentSpec, check_spec
 from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_yaml_mapping, resolve_rules, shorten
 
-DEFAULT_CONFIG = Path(__file__).parent.parent / "configs" / "train" / "default.yaml"
+DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"  # configs/ at the root links here
 MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
 
 

@@ -1,0 +1,558 @@
+"""Train a punter policy and a banker policy against each other, then evaluate them.
+
+    python train.py                                   # configs/train/default.yaml
+    python train.py --config configs/train/long.yaml  # the longer run, better play
+    python train.py --set generations=2 punter.steps=20000 evaluation.hands=50000
+    python train.py --resume runs/default-s0          # go on after an interruption
+
+Both policies are sb3-contrib ``MaskablePPO`` (torch, CPU, one thread). Training runs in
+**generations**: the punter learns for ``punter.steps`` env steps against a pool of
+opponent bankers, then the banker learns for ``banker.steps`` against a pool of punters.
+Each pool mixes the fixed table heuristics (``opponents.baseline_*``, a share
+``<role>.baseline_share`` of the hands) and every snapshot of the other learner saved
+so far (fictitious self-play: past snapshots drawn uniformly, the newest
+``opponents.snapshots`` of them). The learner plays one seat of ``SeatEnv`` (the
+Gymnasium single-seat view): its opponents act inside ``step``, so a trajectory has one
+perspective and the reward is the learner's own chips.
+
+The run folder (``runs/<name>-s<seed>`` unless ``--run-dir``) holds ``config.yaml`` (the
+resolved config), ``tb/`` (TensorBoard: PPO losses, episode rewards, per-generation
+evaluations), ``gen_XXX/{punter,banker}.zip`` (a checkpoint per generation),
+``state.json`` (progress, for ``--resume``), ``punter.zip``/``banker.zip`` (the final
+models) and the evaluation report (``report.md``, ``report.json``, ``results.csv``, plots).
+A resumed run re-seeds every generation from (seed, generation), so it continues exactly
+as the uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from agents.specs import AgentSpec
+from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config
+from training.learners import derive_seed, make_model, make_venv
+from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "TrainConfig",
+    "derive_seed",
+    "load_config",
+    "main",
+    "make_model",
+    "make_venv",
+    "opponent_pool",
+    "select_generation",
+    "train",
+]
+
+
+# --------------------------------------------------------------------------- training
+
+
+def opponent_pool(
+    baselines: list[str],
+    snapshots: list[str],
+    o: OpponentsConfig,
+    results: dict[str, float] | None = None,
+    baseline_share: float = 0.5,
+    snapshot_weights: np.ndarray | None = None,
+    exploiter: str | None = None,
+) -> dict[str, float]:
+    """Opponent weights for one learner's generation: ``baseline_share`` over the
+    baselines (uniform, or prioritized by the learner's last ``results`` against them:
+    ``exp(-result / temperature)``), the rest over the other learner's snapshots (the
+    newest ``snapshots`` of them, or all): uniformly, or in proportion to
+    ``snapshot_weights`` (one per snapshot; ``weighting: nash``); and, given an
+    ``exploiter`` spec, ``o.exploiter_share`` of the hands to it (taken from the snapshots'
+    part)."""
+    snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
+    sw = np.ones(len(snaps))
+    if snapshot_weights is not None:
+        if len(snapshot_weights) != len(snapshots):
+            raise ValueError(f"{len(snapshot_weights)} snapshot weights for {len(snapshots)} snapshots")
+        sw = np.asarray(snapshot_weights, np.float64)[len(snapshots) - len(snaps) :]
+        sw = sw / sw.sum() * len(sw) if sw.sum() > 0 else np.ones(len(snaps))
+    weights = np.ones(len(baselines))
+    if o.weighting == "prioritized" and results and all(b in results for b in baselines):
+        v = np.array([results[b] for b in baselines])
+        weights = np.exp(-(v - v.min()) / o.temperature)
+    weights = weights / weights.sum() if len(baselines) else weights
+    share = baseline_share if snaps else 1.0
+    if not baselines:
+        share = 0.0
+    pool = {b: float(share * w) for b, w in zip(baselines, weights, strict=True)}
+    rest = 1 - share
+    if exploiter is not None and snaps and o.exploiter_share > 0:
+        pool[exploiter] = float(min(o.exploiter_share, rest))
+        rest -= pool[exploiter]
+    for snap, w in zip(snaps, sw, strict=True):
+        pool[snap] = pool.get(snap, 0.0) + float(rest * w / len(snaps))
+    return {k: v for k, v in pool.items() if v > 0}
+
+
+def _learner(
+    role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter, parent_pid: int
+) -> None:
+    """A learner process: owns one role's environments and model; for each request
+    ``(generation, pool, seed)`` it learns ``steps`` env steps against ``pool``, saves a
+    snapshot and answers ``(relative path, seconds in learn())``. ``counter`` counts its
+    env steps for the progress bar. It dies with its parent (``parent_pid``), even a
+    parent killed by SIGKILL, and holds a share of the run folder's lock while it lives."""
+    import signal
+    import traceback
+
+    from siete_env.processes import die_with_parent
+
+    die_with_parent(parent_pid)
+    _lock = hold_as_learner(run_dir)  # held until the process ends
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        cfg = TrainConfig(**cfg_data)
+        torch.set_num_threads(cfg.threads)
+        root = Path(run_dir)
+        tb = str(root / "tb")
+        i = ROLES.index(role)
+        venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
+        if snapshot:
+            ppo = getattr(cfg, role).ppo
+            cls = MaskablePPO
+            if ppo.kl_coef > 0 or ppo.group_advantages:
+                from training.ppo import SelfPlayPPO as cls
+            model = cls.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
+        else:
+            model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
+    except Exception as e:  # noqa: BLE001  (reported to the main process)
+        conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
+        conn.close()
+        return
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Count(BaseCallback):
+        def _on_step(self) -> bool:
+            with counter.get_lock():
+                counter.value += self.training_env.num_envs
+            return True
+
+    steps = getattr(cfg, role).steps
+    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        gen, pool, copool = msg
+        try:
+            venv.env_method("set_opponents", pool, co if copool is None else copool)
+            seed = derive_seed(cfg.seed, 3, gen, i)
+            venv.seed(seed)
+            model.set_random_seed(seed)
+            model._last_obs = None  # the generation starts from fresh episodes (exact resume)
+            model.learning_rate, model.ent_coef = getattr(cfg, role).ppo.at(gen, cfg.generations)
+            model._setup_lr_schedule()
+            t0, before = time.perf_counter(), model.num_timesteps
+            model.learn(steps, callback=Count(), tb_log_name=role, reset_num_timesteps=False)
+            seconds = time.perf_counter() - t0
+            rel = f"gen_{gen:03d}/{role}.zip"
+            (root / rel).parent.mkdir(exist_ok=True)
+            model.save(root / rel)
+            conn.send(("ok", rel, seconds, model.num_timesteps - before))
+        except Exception as e:  # noqa: BLE001  (reported to the main process)
+            conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0, 0))
+            break
+    conn.close()
+
+
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> RunState:
+    """Run (or resume) the training of ``cfg`` in ``run_dir``; returns the final state.
+    The run folder is locked meanwhile (``lock_run_dir``)."""
+    with lock_run_dir(run_dir):
+        return _train(cfg, run_dir, resume)
+
+
+def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
+    import multiprocessing as mp
+
+    from tqdm.auto import tqdm
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = RunState.load(run_dir) if resume and (run_dir / "state.json").exists() else RunState()
+    started = time.perf_counter() - state.wall_seconds  # a resumed run goes on counting
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
+    ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
+    # numpy's BLAS (the opponents' networks, in the learners) gets the learners' thread count too:
+    # its own pool of threads, one per core, fights the other learner for the cores
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(cfg.threads))
+    procs, conns, counters = {}, {}, {}
+    for role in ROLES:
+        parent, child = ctx.Pipe()
+        counters[role] = ctx.Value("q", 0)
+        snaps = state.snapshots(role)
+        procs[role] = ctx.Process(
+            target=_learner,
+            args=(
+                role,
+                cfg.model_dump(),
+                str(run_dir),
+                snaps[-1] if snaps else None,
+                child,
+                counters[role],
+                os.getpid(),
+            ),
+            daemon=True,
+        )
+        procs[role].start()
+        child.close()  # only the learner holds its end: its death then reads as EOF here
+        conns[role] = parent
+    rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
+    per_gen = int(sum(-(-np.array([cfg.punter.steps, cfg.banker.steps]) // rollout) * rollout))  # whole rollouts
+    bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state.generation, unit="step",
+               dynamic_ncols=True, desc="training")  # fmt: skip
+    o = cfg.opponents
+    try:
+        for gen in range(state.generation + 1, cfg.generations + 1):
+            bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
+            last = state.last_results
+            pools = {}
+            meta = pop.restricted_nash() if (pop is not None and o.weighting == "nash" and pop.punters) else None
+            order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
+            for group in order:
+                for role in group:
+                    # the other learner's snapshots so far: alternating, the banker also meets
+                    # the punter just trained; in parallel, both meet the previous generation
+                    other = "banker" if role == "punter" else "punter"
+                    baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
+                    snaps = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots(other)]
+                    sw = None if meta is None else meta[0 if other == "punter" else 1]
+                    exploiter = None
+                    if o.exploiter_share > 0 and state.snapshots(role):
+                        br = _best_responses_file(state.snapshot_spec(run_dir, role))
+                        exploiter = str(AgentSpec.tables(br)) if br.is_file() else None  # none before the share was set
+                    pools[role] = opponent_pool(
+                        baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
+                    )
+                    copool = None  # the fellow punters at a larger table: the baselines (the learner's default)
+                    if role == "punter" and cfg.num_players > 2 and o.copunters == "snapshots":
+                        own = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots("punter")]
+                        copool = opponent_pool(o.baseline_punters, own, o, None, cfg.punter.baseline_share)
+                        pools["punter's fellow punters"] = copool
+                    conns[role].send((gen, pools[role], copool))
+                t0 = time.perf_counter()
+                if all(r in pools for r in ROLES):  # every pool of the generation is known now
+                    state.pools.append(
+                        {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
+                    )
+                _wait(group, conns, counters, bar, state, procs)
+                state.learn_wall_seconds += time.perf_counter() - t0
+            _generation_report(cfg, run_dir, state, gen, pop)
+            state.wall_seconds = time.perf_counter() - started
+            if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
+                state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
+            state.generation = gen
+            state.save(run_dir)
+    finally:
+        bar.close()
+        for role, c in conns.items():
+            try:
+                c.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+            procs[role].join(timeout=30)
+            if procs[role].is_alive():
+                procs[role].terminate()
+    state.selected = {}
+    state.final = None
+    if cfg.evaluation.select == "mixture":
+        _final_mixture(cfg, run_dir, state, pop)
+        state.wall_seconds = time.perf_counter() - started
+    for role in ROLES:
+        g = select_generation(cfg, state, role)
+        state.selected[role] = g
+        shutil.copyfile(run_dir / state.snapshots(role)[g - 1], run_dir / f"{role}.zip")
+    state.save(run_dir)
+    return state
+
+
+def _population(cfg: TrainConfig, run_dir: Path, state: RunState):
+    """The snapshots as a ``siete_env.solve.mixture.Population`` (exact values of every pairing),
+    when the config mixes them (``weighting: nash`` or ``select: mixture``); on a resume the
+    snapshots already there join first."""
+    if cfg.opponents.weighting != "nash" and cfg.evaluation.select != "mixture":
+        return None
+    from agents.specs import make_agent
+    from siete_env import raw_env
+    from siete_env.solve.mixture import Population
+
+    pop = Population(cfg.rules)
+    table = raw_env(num_players=2, rules=cfg.rules)
+    sample = cfg.opponents.sample
+    for p, b in zip(state.punter_snapshots, state.banker_snapshots, strict=True):
+        pop.add_pair(
+            make_agent(AgentSpec.model(run_dir / p, sample), table),
+            make_agent(AgentSpec.model(run_dir / b, sample), table),
+            (p, b),
+        )
+    return pop
+
+
+def _final_mixture(cfg: TrainConfig, run_dir: Path, state: RunState, pop) -> None:
+    """``evaluation.select: mixture``: the least exploitable mixture of the snapshots
+    (``siete_env.solve.mixture``) becomes the final pair, saved as ``final.npz``."""
+    t0 = time.perf_counter()
+    wp, wb = pop.least_exploitable(iterations=cfg.evaluation.mixture_iterations)
+    sol = pop.mixture(wp, wb)
+    sol.save(run_dir / FINAL_TABLES)
+    spec = str(AgentSpec.tables(FINAL_TABLES))
+    state.final = FinalMixture(spec, sol.result.nash_conv, sol.result.ev, sol.weights, time.perf_counter() - t0)
+    print(f"final mixture of the snapshots: NashConv {sol.result.nash_conv:.4f} chips per hand")
+
+
+def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
+    """The generation whose snapshot becomes the final ``role`` policy: the last, or
+    (``evaluation.select: best_worst``) the one with the best worst-case lower bound
+    against the evaluation baselines in the per-generation evaluation (fresh decks at
+    every generation; the final report then evaluates the choice on other decks)."""
+    n = len(state.snapshots(role))
+    curves = state.curves
+    e = cfg.evaluation
+    opponents = e.bankers if role == "punter" else e.punters
+    keys = [f"{role} vs {o}" for o in opponents]
+    if e.select == "mixture":  # the final pair is the mixture; {role}.zip: its heaviest member
+        w = list(state.final.weights.get(role, {}).values()) if state.final else []
+        return int(np.argmax(w)) + 1 if len(w) == n else n
+    if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
+        return n
+    lows = [min(curves[k][i] - curves[k + "_ci"][i] for k in keys) for i in range(n)]
+    return max(range(n), key=lambda i: (lows[i], i)) + 1
+
+
+def _short(spec: str, run_dir: Path) -> str:
+    """A pool's spec with its file relative to the run folder (as ``state.json`` keeps it)."""
+    return str(AgentSpec.parse(spec).relative_to(run_dir))
+
+
+def _best_responses_file(snapshot: AgentSpec) -> Path:
+    """Where the exact best responses to a generation's pair are saved (its ``br.npz``)."""
+    assert snapshot.path is not None
+    return snapshot.path.parent / "br.npz"
+
+
+def _wait(group: list[str], conns, counters, bar, state: RunState, procs) -> None:
+    """Wait for the learners of ``group``, moving the progress bar as they step."""
+    pending = set(group)
+    base = bar.n - sum(counters[r].value for r in counters)
+    while pending:
+        for role in list(pending):
+            if conns[role].poll(0.2):
+                try:
+                    status, payload, seconds, steps = conns[role].recv()
+                except (EOFError, OSError):
+                    code = procs[role].exitcode
+                    raise RuntimeError(f"the {role} learner process died (exit code {code})") from None
+                if status != "ok":
+                    raise RuntimeError(payload)
+                pending.discard(role)
+                state.snapshots(role).append(payload)
+                state.learn_seconds[role] += seconds
+                state.learn_steps[role] += steps  # whole rollouts: a little over the config's steps
+        done = base + sum(counters[r].value for r in counters)
+        bar.update(max(0, done - bar.n))
+
+
+def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
+    """After a generation: the new policies against the evaluation baselines (learning
+    curves; also the results that prioritize the next generation's opponents), and their
+    exact NashConv where the exact evaluator covers the rules."""
+    from agents.tournament import play_matches
+
+    e, o = cfg.evaluation, cfg.opponents
+    curves = state.curves
+    curves["generation"].append(gen)
+    if e.exact:
+        _exact_generation(cfg, run_dir, state, gen, pop)
+    punter = str(state.snapshot_spec(run_dir, "punter", sample=o.sample))
+    banker = str(state.snapshot_spec(run_dir, "banker", sample=o.sample))
+    hands = e.generation_hands
+    if not hands:
+        return
+    bankers = list(dict.fromkeys([*e.bankers, *o.baseline_bankers]))
+    punters = list(dict.fromkeys([*e.punters, *o.baseline_punters]))
+    common = {"rules": cfg.rules, "num_players": cfg.num_players, "hands": hands, "seed": e.seed + gen}
+    jobs = [{"banker": b, "punters": punter, **common} for b in bankers]
+    jobs += [{"banker": banker, "punters": p, **common} for p in punters]
+    jobs += [{"banker": banker, "punters": punter, **common}]
+    res = play_matches(jobs, workers=e.workers)
+    nb = len(bankers)
+    last = {"punter": {}, "banker": {}}
+    for b, r in zip(bankers, res[:nb], strict=True):
+        last["punter"][b] = r.punter.mean
+        _curve(curves, f"punter vs {b}", r.punter)
+    for p, r in zip(punters, res[nb:-1], strict=True):
+        last["banker"][p] = r.banker_result.mean
+        _curve(curves, f"banker vs {p}", r.banker_result)
+    _curve(curves, "punter vs learned banker", res[-1].punter)
+    state.last_results = last
+    _tb_scalars(
+        run_dir,
+        gen,
+        {k: v[-1] for k, v in curves.items() if isinstance(v, list) and k != "generation" and not k.endswith("_ci")},
+    )
+
+
+def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
+    """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
+    evaluator covers the rules (heads-up spanish without splits); else the reason once."""
+    from agents.specs import make_agent
+    from siete_env import raw_env, solve
+
+    if cfg.num_players != 2:
+        state.exact_note = "exact evaluation is heads-up only (num_players: 2)"
+        return
+    try:
+        solve.check_rules(cfg.rules)
+    except ValueError as err:
+        state.exact_note = f"NashConv not computed: {err}"
+        return
+    t0 = time.perf_counter()
+    table = raw_env(num_players=2, rules=cfg.rules)
+    sample = cfg.opponents.sample
+    punter = state.snapshot_spec(run_dir, "punter", sample=sample)
+    banker = state.snapshot_spec(run_dir, "banker", sample=sample)
+    p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
+    pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
+    nc = pe.result
+    if pop is not None:  # the pair also joins the population of snapshots
+        pop.add_evaluated(p_agent, b_agent, pe, (state.punter_snapshots[-1], state.banker_snapshots[-1]))
+    if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
+        _save_best_responses(cfg, _best_responses_file(punter), pe)
+    state.nash_conv.append(
+        {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
+         "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
+    )  # fmt: skip
+    _tb_scalars(run_dir, gen, {"nash_conv": nc.nash_conv})
+
+
+def _save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
+    """The exact best responses to one generation's pair (``pe``: its
+    ``siete_env.solve.evaluate_pair``), as one table file playing either seat
+    (``table:PATH``): as punter the best response to the banker, as banker the best
+    response to the punter. Where the punter snapshot never stands (its greedy play does
+    not reach a view, so any banker play is a best response there) the banker plays as its
+    own snapshot does, not an arbitrary default: a sampling learner does reach those views."""
+    from siete_env import solve
+
+    ev = solve.evaluator(cfg.rules)
+    unreached = pe.W.reshape(len(pe.hit), -1).sum(1) == 0
+    hit = np.where(unreached[:, None], pe.hit, np.asarray(pe.br_hit, np.float64))
+    p_bet, p_draw = ev.punter_table(solve.TabularPunterPolicy(ev, pe.br_bet, pe.br_draw))
+    solve.BestResponseTables(ev.rules.model_dump(mode="json"), p_bet, p_draw, hit, pe.result, ev).save(path)
+
+
+def _curve(curves: dict[str, Any], name: str, est) -> None:
+    curves.setdefault(name, []).append(est.mean)
+    curves.setdefault(name + "_ci", []).append(est.ci95)
+
+
+def _tb_scalars(run_dir: Path, step: int, values: dict[str, float]) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    w = SummaryWriter(str(run_dir / "tb" / "generations"))
+    for k, v in values.items():
+        w.add_scalar("generation/" + k.replace(" ", "_").replace(":", "_"), v, step)
+    w.close()
+
+
+# --------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--config",
+        help=f"training config YAML (default: {DEFAULT_CONFIG.relative_to(Path.cwd()) if DEFAULT_CONFIG.is_relative_to(Path.cwd()) else DEFAULT_CONFIG})",
+    )
+    ap.add_argument(
+        "--set",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override config keys (dotted, YAML values); repeatable: --set a=1 b=2 --set c=3",
+    )
+    ap.add_argument("--run-dir", help="run folder (default: runs/<name>-s<seed>)")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")
+    ap.add_argument("--no-eval", action="store_true", help="skip the final evaluation report")
+    args = ap.parse_args(argv)
+    lock = contextlib.ExitStack()
+    try:
+        if args.resume and (args.config or args.run_dir):
+            raise ValueError("--resume takes the run folder's own config.yaml: drop --config and --run-dir")
+        if args.resume:
+            run_dir = Path(args.resume)
+            if not (run_dir / "config.yaml").exists():
+                raise ValueError(f"--resume {run_dir}: no config.yaml there (not a run folder)")
+            cfg = load_config(run_dir / "config.yaml", args.set)
+            if (run_dir / "state.json").exists():  # before any work: a state the run can go on from
+                RunState.load(run_dir).check_snapshots(run_dir)
+            lock.enter_context(lock_run_dir(run_dir))  # held through the report
+        else:
+            cfg = load_config(args.config, args.set)
+            run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
+            check_run_dir(run_dir)
+            lock.enter_context(lock_run_dir(run_dir))  # held through the report
+            if (run_dir / "state.json").exists():
+                raise ValueError(
+                    f"run folder {run_dir} already holds a run: use --resume {run_dir} or another --run-dir"
+                )
+    except ValueError as e:
+        lock.close()
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with lock:
+        return _main(args, cfg, run_dir)
+
+
+def check_run_dir(run_dir: Path) -> None:
+    """Refuse a run folder that is a file, or that could not be created or written."""
+    p = run_dir
+    while not p.exists() and p != p.parent:  # the nearest existing ancestor
+        p = p.parent
+    if not p.is_dir():
+        raise ValueError(f"--run-dir {run_dir}: {p} is not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise ValueError(f"--run-dir {run_dir}: {p} is not writable")
+
+
+def _main(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> int:
+    t0 = time.perf_counter()
+    print(f"run folder: {run_dir}")
+    try:
+        state = train(cfg, run_dir, resume=bool(args.resume))
+        train_seconds = time.perf_counter() - t0
+        if not args.no_eval:
+            from training.report import run_report
+
+            run_report(cfg, run_dir, state, train_seconds=train_seconds)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; go on with: python train.py --resume {run_dir}", file=sys.stderr)
+        return 130
+    print(f"done in {time.perf_counter() - t0:.0f} s; run folder: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
