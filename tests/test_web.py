@@ -82,6 +82,7 @@ def test_the_page_never_shows_another_seats_face_down_card():
         ({"rules": "poker"}, "poker"),
         ({"deck": "5o 5o", "opponents": "smart:6"}, "listed twice"),
         ({"players": 4, "opponents": "pretrained:punter"}, "pretrained agents play heads-up spanish"),
+        ({"players": 4, "opponents": "pretrained:punter smart:6"}, "pretrained agents play heads-up spanish"),
     ],
 )
 def test_bad_table_settings_are_refused_with_what_is_allowed(client, body, message):
@@ -180,3 +181,16 @@ def test_a_full_hand_in_a_real_browser(browser, server, tmp_path):
     # the next hand, by the keyboard
     browser.find_element(By.TAG_NAME, "body").send_keys("\n")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#moves button[data-action="BET_1"]'))
+
+
+@pytest.mark.parametrize(("body", "specs"), [
+    ({"players": 3}, {"smart:6", "bold:5.5"}),
+    ({"players": 2, "rules": "quattro_e_mezzo"}, {"quattro:5"}),
+    ({"players": 2}, {"pretrained:banker"}),
+])  # fmt: skip
+def test_default_opponents_are_the_pretrained_agents_where_they_can_sit(client, body, specs):
+    r = client.post("/api/new", json={"seat": 1, "seed": 0, **body})
+    assert r.status_code == 200, r.json
+    names = {s["name"] for s in r.json["view"]["seats"] if not s["you"]}
+    assert names == specs
+    assert ("heuristics sit in" in " ".join(r.json["log"])) == ("pretrained:banker" not in specs)

@@ -27,6 +27,10 @@ from siete_env.guide import describe_action, player_guide
 from siete_env.view import event_lines, seat_view
 
 DEFAULT_OPPONENTS = ("pretrained:banker", "pretrained:punter")  # the banker's seat, a punter's seat
+HEURISTICS = {
+    "stakes": ("smart:6", "bold:5.5"),
+    "points": ("quattro:5", "quattro:5"),
+}  # where the pretrained cannot sit
 MAX_TABLES = 64  # tables kept at once (the oldest goes first)
 
 
@@ -58,12 +62,18 @@ class Table:
         try:
             self.env = raw_env(num_players=players, rules=rules)
             others = [s for s in range(players) if s != seat]
-            self.specs = _seat_specs(opponents, others, banker)
-            for spec in set(self.specs.values()):
-                check_spec(spec)
-            self.agents = {
-                s: make_agent(spec, self.env, seed=None if seed is None else seed + s) for s, spec in self.specs.items()
-            }
+            self.note = ""
+            try:
+                self.specs, self.agents = self._seat(opponents, others, banker, seed)
+            except ValueError as err:
+                if opponents:
+                    raise
+                # the pretrained agents play heads-up spanish only: heuristics sit in elsewhere
+                fallback = HEURISTICS["points" if self.env.rules.scoring == "points" else "stakes"]
+                self.specs, self.agents = self._seat(list(fallback), others, banker, seed, by_role=True)
+                self.note = (
+                    f"the pretrained agents play heads-up spanish only ({err.args[0].split(';')[0]}): heuristics sit in"
+                )
         except (ValueError, TypeError) as err:
             raise TableError(str(err)) from None
         self.me, self.seed, self.banker, self.deck = seat, seed, banker, deck
@@ -72,7 +82,16 @@ class Table:
         self.log: list[str] = []
         self.results: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+        if self.note:
+            self.log.append(self.note)
         self.new_hand()
+
+    def _seat(self, opponents, others, banker, seed, by_role=False):
+        specs = _seat_specs(opponents, others, banker, by_role)
+        for spec in set(specs.values()):
+            check_spec(spec)
+        agents = {s: make_agent(spec, self.env, seed=None if seed is None else seed + s) for s, spec in specs.items()}
+        return specs, agents
 
     def new_hand(self) -> None:
         """Deal the next episode (the first one from ``seed`` and the stacked ``deck``)."""
@@ -157,14 +176,18 @@ class Table:
         }
 
 
-def _seat_specs(opponents: list[str] | None, others: list[int], banker: int | None) -> dict[int, str]:
+def _seat_specs(
+    opponents: list[str] | None, others: list[int], banker: int | None, by_role: bool = False
+) -> dict[int, str]:
     """The agent spec of every other seat: ``opponents`` in seat order, repeated as needed;
-    by default the pretrained banker at the banker's seat and pretrained punters elsewhere
-    (either plays both roles as the bank passes, so this only picks the first)."""
-    if opponents:
+    by default (or ``by_role``, with ``opponents`` a (banker, punter) pair) the first at the
+    first banker's seat and the second elsewhere (either plays both roles as the bank
+    passes, so this only picks who starts as banker)."""
+    if opponents and not by_role:
         return {s: opponents[i % len(opponents)] for i, s in enumerate(others)}
+    pair = opponents or DEFAULT_OPPONENTS
     first = banker if banker is not None else others[0]
-    return {s: DEFAULT_OPPONENTS[0] if s == first else DEFAULT_OPPONENTS[1] for s in others}
+    return {s: pair[0] if s == first else pair[1] for s in others}
 
 
 def create_app(defaults: dict[str, Any] | None = None):
