@@ -472,10 +472,9 @@ class raw_env(AECEnv):
             raise self._not_started("table_text()")
         g = self.game
         deck, label = self.rules.deck, card_label
-        lines = [
-            f"hand {g.hand_no + (0 if g.phase == Phase.OVER else 1)}/{self.rules.hands_per_episode}  "
-            f"phase {Phase(g.phase).name.lower()}  deck {g.cards_left()} cards"
-        ]
+        from .render import header_text
+
+        lines = [header_text(g, self.rules.hands_per_episode)]
         for s in [*g.order, g.banker]:
             role = "banker" if s == g.banker else "punter"
             for h in range(g.nhands[s]):

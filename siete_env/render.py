@@ -174,7 +174,7 @@ def header_text(g: Game, hands_per_episode: int) -> str:
         hand = f"hand {done} (game to {g.rules.target_score} points)"
     else:
         hand = f"hand {done}/{hands_per_episode}"
-    return f"{hand}   {Phase(g.phase).name.lower()}   {g.cards_left()} cards in the deck"
+    return f"{hand}   phase {Phase(g.phase).name.lower()}   {g.cards_left()} cards in the deck"
 
 
 def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker: bool, mark: bool) -> None:
