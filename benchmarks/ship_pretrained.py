@@ -3,6 +3,7 @@
 it the exact values a test re-measures (``tests/test_pretrained.py``).
 
     python benchmarks/ship_pretrained.py runs/default-s0 [--command "make train"]
+    python benchmarks/ship_pretrained.py --refresh      # re-measure the shipped file's values only
 
 The values are exact (``siete_env.solve``, heads-up, the rules the file was solved for):
 the pair's NashConv and both best-response values, and the pair's expected chips per hand
@@ -80,11 +81,21 @@ def build_pair(run: Path):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", help="a run folder with final.npz (evaluation.select: mixture)")
+    ap.add_argument("run", nargs="?", help="a run folder with final.npz (evaluation.select: mixture)")
+    ap.add_argument("--refresh", action="store_true", help="re-measure the shipped file's exact values, nothing else")
     ap.add_argument("--command", default="make train", help="the command that made the run (recorded)")
     ap.add_argument("--commit", default=None, help="the commit the run was made on (default: HEAD)")
     ap.add_argument("--name", default="spanish-headsup")
     args = ap.parse_args(argv)
+    if args.refresh:
+        path = TARGET / f"{args.name}.json"
+        meta = json.loads(path.read_text())
+        meta["exact"] = exact_values(TARGET / meta["file"])
+        path.write_text(json.dumps(meta, indent=2) + "\n")
+        print(json.dumps(meta["exact"], indent=2))
+        return 0
+    if not args.run:
+        ap.error("give a run folder (or --refresh)")
     src = Path(args.run) / "final.npz"
     if not src.is_file():
         ap.error(f"{src} does not exist: the run must end with a final mixture (evaluation.select: mixture)")

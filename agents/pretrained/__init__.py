@@ -106,6 +106,10 @@ class PretrainedAgent:
     def exact_punter_table(self, ev):
         return self.punter.exact_punter_table(ev) if self.view is None else None
 
+    def exact_banker_table(self, ev):
+        """The banker network's exact table from its layers (``PPOAgent``'s fast path)."""
+        return self.banker.exact_banker_table(ev) if self.view is None else None
+
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         from siete_env.game import SPLIT
 
