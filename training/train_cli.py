@@ -41,6 +41,7 @@ import yaml
 from agents.specs import AgentSpec
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config
 from training.learners import derive_seed, make_model, make_venv
+from training.outputs import check_output_folder
 from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
 
 __all__ = [
@@ -512,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg = load_config(args.config, args.set)
             run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
-            check_run_dir(run_dir)
+            check_output_folder(run_dir, "--run-dir")
             lock.enter_context(lock_run_dir(run_dir))  # held through the report
             if (run_dir / "state.json").exists():
                 raise ValueError(
@@ -524,17 +525,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with lock:
         return _main(args, cfg, run_dir)
-
-
-def check_run_dir(run_dir: Path) -> None:
-    """Refuse a run folder that is a file, or that could not be created or written."""
-    p = run_dir
-    while not p.exists() and p != p.parent:  # the nearest existing ancestor
-        p = p.parent
-    if not p.is_dir():
-        raise ValueError(f"--run-dir {run_dir}: {p} is not a folder")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise ValueError(f"--run-dir {run_dir}: {p} is not writable")
 
 
 def _main(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> int:
