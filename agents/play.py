@@ -25,13 +25,8 @@ from typing import Any, TextIO
 
 from agents.specs import SPEC_HELP, check_spec, make_agent
 from siete_env.guide import describe_action, player_guide
+from siete_env.render import unit_of
 from siete_env.view import event_lines, seat_view
-
-
-def unit_of(g) -> str:
-    """What the table plays for: ``chips`` (the banking game) or ``points`` (quattro e mezzo)."""
-    return "points" if g.rules.scoring == "points" else "chips"
-
 
 _MAX_REPLY = 200  # characters of a reply read (a move is a word or a number)
 

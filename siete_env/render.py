@@ -166,6 +166,11 @@ def face_down_cards(g: Game, k: int) -> set[int]:
     return down
 
 
+def unit_of(g: Game) -> str:
+    """What the table plays for: ``chips`` (the banking game) or ``points`` (quattro e mezzo)."""
+    return "points" if g.rules.scoring == "points" else "chips"
+
+
 def header_text(g: Game, hands_per_episode: int) -> str:
     """The line over the table: which hand, the phase, the cards left (also the text view's)."""
     over = g.phase == Phase.OVER
@@ -206,7 +211,7 @@ def table_image(
     cols, rows, panel_w, _ = _layout(n, H)
     c.text(PAD, 7, shape[1] - 2 * PAD, HEADER_H - 8, header_text(g, hands_per_episode), WHITE, 14)
     over = g.phase == Phase.OVER
-    unit = "points" if g.rules.scoring == "points" else "chips"
+    unit = unit_of(g)
     order = [*g.order, g.banker]  # turn order, the banker last; seats sitting out after
     seats = sorted(range(n), key=lambda s: order.index(s) if s in order else n + s)
     hands_w = _hands_w(H)
@@ -235,4 +240,4 @@ def table_image(
     return c.frame()
 
 
-__all__ = ["TextBox", "face_down_cards", "frame_shape", "header_text", "status_word", "table_image"]
+__all__ = ["TextBox", "face_down_cards", "frame_shape", "header_text", "status_word", "table_image", "unit_of"]

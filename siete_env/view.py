@@ -15,7 +15,7 @@ from typing import Any
 
 from .cards import card_id, card_label, card_name, format_total
 from .game import Phase, Status
-from .render import face_down_cards, header_text, status_word
+from .render import face_down_cards, header_text, status_word, unit_of
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def seat_view(env: Any, me: int) -> TableView:
             hands.append(_hand(g, s, k, me, deck, acting and h == g.hand))
         role = "banker" if s == g.banker else "punter"
         seats.append(SeatView(s, role, g.chips[s], acting, tuple(hands), s == me))
-    unit = "points" if g.rules.scoring == "points" else "chips"
+    unit = unit_of(g)
     header = header_text(g, env.rules.hands_per_episode)
     return TableView(me, header, Phase(g.phase).name.lower(), over, unit, tuple(seats))
 
@@ -111,7 +111,7 @@ def event_lines(env: Any, me: int, since: int = 0) -> list[str]:
 
     g = env.game
     deck = env.rules.deck
-    unit = "points" if g.rules.scoring == "points" else "chips"
+    unit = unit_of(g)
 
     def who(s: int) -> str:
         return "you" if s == me else f"player {s}"
