@@ -70,70 +70,19 @@ class PretrainedPair:
         except (OSError, ValueError, KeyError, SyntaxError, zipfile.BadZipFile) as e:
             raise ValueError(f"{what}: {e}") from None
 
-    def agent(self, env: Any, seed: int | None = None) -> PretrainedAgent:
-        return PretrainedAgent(self, env, seed)
-
-
-class PretrainedAgent:
-    """Plays either seat of a heads-up table of the pair's rules (also with splits: each
-    seat's first hand, every figure kept): the punter's tables on a punter's turn, the
-    banker network (sampling) on the banker's; ``action_probs`` for batches."""
-
-    deterministic = False
-
-    def __init__(self, pair: PretrainedPair, env: Any, seed: int | None = None):
-        from siete_env.encoding import SeatFeature
-        from siete_env.features import NoSplitView
+    def agent(self, env: Any, seed: int | None = None):
+        """An agent for either seat of a heads-up table of these rules (also with splits:
+        each seat's first hand, every figure kept): ``siete_env.solve``'s table agent on
+        the punter's tables, the banker network (sampled) on the banker's turn."""
+        from siete_env import raw_env
         from siete_env.solve.evaluator import evaluator
-        from siete_env.solve.tables import TabularPunterPolicy
+        from siete_env.solve.tables import PolicyTables, TablePairAgent
 
-        raw = env.unwrapped
-        ev = evaluator(pair.rules)
-        same = raw.rules == ev.rules
-        with_splits = raw.rules.model_copy(update={"max_splits": 0}) == ev.rules and raw.layout.H > 1
-        if raw.num_players != 2 or not (same or with_splits):
-            raise ValueError(
-                f"this pair was trained for heads-up {pair.rules}; the table has {raw.num_players} players "
-                f"and rules {raw.rules.preset} {raw.rules.model_dump(mode='json', exclude_defaults=True)}"
-            )
-        self.view = NoSplitView(raw.layout) if with_splits else None  # a table with splits: played as without
-        self.punter = TabularPunterPolicy(ev, pair.bet, pair.draw)
-        self.banker = PPOAgent(env, pair.banker, greedy=False)  # it narrows a table with splits itself
-        self._is_banker = raw.layout.seat_feature(0, SeatFeature.IS_BANKER)
-        self.rng = np.random.default_rng(seed)
-        self.banker.rng = np.random.default_rng(None if seed is None else seed + 1)
-
-    def exact_punter_table(self, ev):
-        return self.punter.exact_punter_table(ev) if self.view is None else None
-
-    def exact_banker_table(self, ev):
-        """The banker network's exact table from its layers (``PPOAgent``'s fast path)."""
-        return self.banker.exact_banker_table(ev) if self.view is None else None
-
-    def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        from siete_env.game import SPLIT
-
-        observations, masks = np.asarray(observations), np.asarray(masks)
-        out = np.zeros(masks.shape)
-        bank = observations[:, self._is_banker] == 1.0
-        if bank.any():
-            out[bank] = self.banker.action_probs(observations[bank], masks[bank])
-        rows = ~bank
-        if rows.any():
-            obs, m = observations[rows], masks[rows]
-            if self.view is None:
-                out[rows] = self.punter.action_probs(obs, m)
-            else:  # each seat's first hand; where a split is offered, the figure is kept
-                offered = m[:, SPLIT] > 0
-                p = np.zeros(m.shape)
-                if (~offered).any():
-                    p[~offered] = self.punter.action_probs(self.view(obs[~offered]), m[~offered])
-                out[rows] = self.view.keep_figures(p, m)
-        return out
-
-    def __call__(self, obs: dict) -> int:
-        p = self.action_probs(np.asarray(obs["observation"])[None, :], np.asarray(obs["action_mask"])[None, :])[0]
-        return int(self.rng.choice(len(p), p=p / p.sum()))
+        tables = PolicyTables(self.rules, self.bet, self.draw, None, None, evaluator(self.rules))  # type: ignore[arg-type]
+        # the network reads the observations of the rules it was trained for (the table
+        # agent narrows a table with splits to them)
+        banker = PPOAgent(raw_env(num_players=2, rules=self.rules), self.banker, greedy=False)
+        return TablePairAgent(tables, env, seed, banker=banker)
 
 
-__all__ = ["FILE", "PretrainedAgent", "PretrainedPair"]
+__all__ = ["FILE", "PretrainedPair"]

@@ -232,12 +232,13 @@ _KEYS = ("rules", "iterations", "bet", "draw", "hit", "result", "history")
 
 
 class TablePairAgent:
-    """Plays ``PolicyTables``: its banker table on the banker's turn, its punter table
-    otherwise; samples with its own generator."""
+    """Plays ``PolicyTables``: its banker table on the banker's turn (or ``banker``, any
+    policy of the same observations, given instead), its punter table otherwise; samples
+    with its own generator."""
 
     deterministic = False
 
-    def __init__(self, tables: PolicyTables, env: Any = None, seed: int | None = None):
+    def __init__(self, tables: PolicyTables, env: Any = None, seed: int | None = None, banker: Any = None):
         ev = tables.evaluator
         self.view: NoSplitView | None = None  # the same rules with splits: played as without them
         if env is not None:
@@ -256,7 +257,7 @@ class TablePairAgent:
         self.tables = tables
         self.rng = np.random.default_rng(seed)
         self.punter = TabularPunterPolicy(ev, tables.bet, tables.draw)
-        self.banker = TabularBankerPolicy(ev, tables.hit)
+        self.banker = banker if banker is not None else TabularBankerPolicy(ev, tables.hit)
         self._me_banker = ev.layout.seat_feature(ME, SeatFeature.IS_BANKER)
 
     def exact_punter_table(self, ev: ExactEvaluator) -> tuple[np.ndarray, np.ndarray] | None:
