@@ -5,7 +5,7 @@ so it says what this table plays, not a second copy of the rules.
 
 from __future__ import annotations
 
-from .cards import RANK_NAMES, SUIT_NAMES, card_name, parse_card
+from .cards import RANK, RANK_NAMES, SUIT_NAMES, VALUE2, card_name, format_total, parse_card
 from .rules import Rules
 
 ACTION_HELP = {
@@ -39,8 +39,8 @@ def describe_action(name: str) -> str:
 
 
 def _total(t: float) -> str:
-    whole = int(t)
-    return f"{whole}½" if t != whole else str(whole)
+    """A total in points (a rule's field, ``4.5``) as the table writes it (``4½``)."""
+    return format_total(round(2 * t))
 
 
 def player_guide(rules: Rules) -> list[str]:
@@ -48,9 +48,10 @@ def player_guide(rules: Rules) -> list[str]:
     deck = rules.deck
     suits = ", ".join(SUIT_NAMES[deck])
     figures = ", ".join(RANK_NAMES[deck][r] for r in (10, 11, 12) if not (rules.remove_sotas and r == 10))
-    count = 36 if rules.remove_sotas else 40
+    count = len(rules.deck_cards())
+    figure_value = format_total(VALUE2[RANK.index(10)])  # the cards' values: siete_env.cards
     lines = [
-        f"Cards: {count} ({suits}); 1 to 7 count their number, the figures ({figures}) count ½.",
+        f"Cards: {count} ({suits}); 1 to 7 count their number, the figures ({figures}) count {figure_value}.",
     ]
     if rules.wild_card:
         lines.append(

@@ -53,14 +53,15 @@ class Table:
     ):
         from siete_env import raw_env
 
-        if not 2 <= players <= 12:
-            raise TableError(f"players must be 2..12, got {players}")
+        try:
+            self.env = raw_env(num_players=players, rules=rules)  # it checks the table size
+        except (ValueError, TypeError) as err:
+            raise TableError(str(err)) from None
         if not 0 <= seat < players:
             raise TableError(f"seat must be 0..{players - 1} at a table of {players}, got {seat}")
         if banker is not None and not 0 <= banker < players:
             raise TableError(f"banker must be 0..{players - 1}, got {banker}")
         try:
-            self.env = raw_env(num_players=players, rules=rules)
             others = [s for s in range(players) if s != seat]
             self.note = ""
             try:
@@ -69,7 +70,7 @@ class Table:
                 if opponents:
                     raise
                 # the pretrained agents play heads-up spanish only: heuristics sit in elsewhere
-                fallback = HEURISTICS["points" if self.env.rules.scoring == "points" else "stakes"]
+                fallback = HEURISTICS[self.env.rules.scoring]
                 self.specs, self.agents = self._seat(list(fallback), others, banker, seed, by_role=True)
                 self.note = (
                     f"the pretrained agents play heads-up spanish only ({err.args[0].split(';')[0]}): heuristics sit in"
