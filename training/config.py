@@ -66,6 +66,11 @@ class PPOConfig(_Strict):
         description="the critic also sees the other seats' observations (their hidden cards; the actor sees only "
         "its own seat's): training.ppo.CentralCriticPolicy on the batched engine's critic_view (vec_env: batched)",
     )
+    q_critic: bool = Field(
+        False,
+        description="an action-value critic that sees every seat (training.ppo.QCriticPolicy) and a policy loss "
+        "over every legal action's value (training.ppo.AllActionsPPO); needs vec_env: batched",
+    )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"
@@ -283,7 +288,9 @@ class TrainConfig(_Strict):
     @model_validator(mode="after")
     def _central_critic(self) -> TrainConfig:
         for role in ("punter", "banker"):
-            if getattr(self, role).ppo.central_critic and self.vec_env != "batched":
+            if (
+                getattr(self, role).ppo.central_critic or getattr(self, role).ppo.q_critic
+            ) and self.vec_env != "batched":
                 raise ValueError(f"{role}.ppo.central_critic needs vec_env: batched (its critic_view observations)")
         return self
 

@@ -33,7 +33,13 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
 
         policy = CentralCriticPolicy
         policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-    if p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
+    if p.q_critic:  # an action-value central critic, the all-actions policy loss
+        from training.ppo import AllActionsPPO, QCriticPolicy
+
+        policy = QCriticPolicy
+        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
+        cls, extra = AllActionsPPO, {"kl_coef": p.kl_coef}
+    elif p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
         from training.ppo import SelfPlayPPO
 
         n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
@@ -66,7 +72,7 @@ def make_venv(cfg: TrainConfig, role: str, seed: int):
     # at a larger table the punter learner's fellow punters are the punter heuristics
     co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
     return seat_venv(role, cfg.rules, cfg.num_players, first, co, cfg.n_envs, cfg.vec_env, seed,
-                     critic_view=getattr(cfg, role).ppo.central_critic)  # fmt: skip
+                     critic_view=getattr(cfg, role).ppo.central_critic or getattr(cfg, role).ppo.q_critic)  # fmt: skip
 
 
 def seat_venv(

@@ -43,7 +43,7 @@ from torch.nn import functional as F
 
 from siete_env.game import FIXED_ACTIONS
 
-__all__ = ["CentralCriticPolicy", "SelfPlayPPO"]
+__all__ = ["AllActionsPPO", "CentralCriticPolicy", "QCriticPolicy", "SelfPlayPPO"]
 
 _FIRST_BET = len(FIXED_ACTIONS)  # build_actions puts the BET_* actions right after the fixed ones
 
@@ -180,3 +180,101 @@ class CentralCriticPolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data["actor_features"] = self.actor_features
         return data
+
+
+class QCriticPolicy(CentralCriticPolicy):
+    """A ``CentralCriticPolicy`` whose critic outputs one value per action: ``Q(s, a)``, the
+    return of taking ``a`` where the whole table is ``s`` (the critic sees every seat) and
+    playing on as the policy does. The state's value is ``sum_a pi(a|o) Q(s, a)``. Fitted
+    to the returns of played hands (``AllActionsPPO``)."""
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        n_actions = int(self.action_space.n)
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, n_actions)
+        nn.init.orthogonal_(self.value_net.weight, gain=1.0)
+        nn.init.zeros_(self.value_net.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        pi_features, vf_features = self.extract_features(obs)
+        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
+
+    def q_and_distribution(self, obs: th.Tensor, action_masks=None):
+        """``Q(s, .)`` ``(n, A)`` and the (masked) action distribution of the actor."""
+        latent_pi, latent_vf = self._latents(obs)
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return self.value_net(latent_vf), distribution
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks=None):
+        q, distribution = self.q_and_distribution(obs, action_masks)
+        values = (distribution.distribution.probs * q).sum(dim=1, keepdim=True)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions.reshape((-1, *self.action_space.shape)), values, log_prob
+
+    def predict_values(self, obs: th.Tensor) -> th.Tensor:
+        # the masks are not at hand here (the value of a rollout's last, unfinished step):
+        # the actor's unmasked probabilities weigh Q
+        q, distribution = self.q_and_distribution(obs)
+        return (distribution.distribution.probs * q).sum(dim=1, keepdim=True)
+
+
+class AllActionsPPO(MaskablePPO):
+    """MaskablePPO whose policy loss uses **every legal action's** value, not the sampled
+    action's advantage: ``-sum_a pi(a|o) (Q(s, a) - sum_b pi(b|o) Q(s, b))`` with ``Q`` the
+    central critic of ``QCriticPolicy`` (fitted to the Monte-Carlo return of the action
+    taken: ``gae_lambda`` 1, ``gamma`` 1). The actor sees only its seat, so averaged over
+    the hidden state this is the policy gradient of the seat's own information state
+    (the mean-actor-critic / "all actions" estimator): no sampling noise from the action
+    taken, and a rarely played action is still pushed by its value. The advantages are
+    scaled by their standard deviation in the minibatch; ``kl_coef`` adds the
+    mirror-descent KL to the rollout policy as ``SelfPlayPPO`` does."""
+
+    def __init__(self, *args, kl_coef: float = 0.0, **kwargs):
+        self.kl_coef = float(kl_coef)
+        kwargs["gae_lambda"] = 1.0
+        super().__init__(*args, **kwargs)
+
+    def train(self) -> None:
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        entropy_losses, pg_losses, value_losses, kl_losses = [], [], [], []
+        loss = th.zeros(())
+        for _epoch in range(self.n_epochs):
+            for rollout_data in self.rollout_buffer.get(self.batch_size):
+                actions = rollout_data.actions.long().flatten()
+                masks = rollout_data.action_masks
+                q, distribution = self.policy.q_and_distribution(rollout_data.observations, masks)
+                probs = distribution.distribution.probs
+                legal = masks > 0.5
+                value_loss = F.mse_loss(q.gather(1, actions[:, None]).flatten(), rollout_data.returns)
+                qd = q.detach()
+                adv = (qd - (probs.detach() * qd).sum(dim=1, keepdim=True)) * legal
+                scale = adv[legal].std() + 1e-8 if legal.sum() > 1 else th.ones(())
+                policy_loss = -(probs * adv).sum(dim=1).mean() / scale
+                entropy_loss = -th.mean(distribution.entropy())
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+                if self.kl_coef > 0:
+                    log_ratio = distribution.log_prob(actions) - rollout_data.old_log_prob
+                    ratio = th.exp(log_ratio)
+                    kl = th.mean(ratio * log_ratio - (ratio - 1))
+                    kl_losses.append(kl.item())
+                    loss = loss + self.kl_coef * kl
+                pg_losses.append(policy_loss.item())
+                value_losses.append(value_loss.item())
+                entropy_losses.append(entropy_loss.item())
+                self.policy.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+            self._n_updates += 1
+        self.logger.record("train/entropy_loss", np.mean(entropy_losses))
+        self.logger.record("train/policy_gradient_loss", np.mean(pg_losses))
+        self.logger.record("train/value_loss", np.mean(value_losses))
+        if kl_losses:
+            self.logger.record("train/mmd_kl", np.mean(kl_losses))
+        self.logger.record("train/loss", loss.item())
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
