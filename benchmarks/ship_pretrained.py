@@ -1,6 +1,8 @@
 """Ship a training run's final pair as the pretrained agents (``pretrained:punter``,
-``pretrained:banker``): copy its ``final.npz`` into ``agents/pretrained/`` and write beside
-it the exact values a test re-measures (``tests/test_pretrained.py``).
+``pretrained:banker``): the punter mixture's tables of its ``final.npz`` and one banker
+network (the banker snapshot of weight 1, or one distilled from the banker mixture:
+``training.distill``) into ``agents/pretrained/``, and beside it the exact values a test
+re-measures (``tests/test_pretrained.py``).
 
     python benchmarks/ship_pretrained.py runs/default-s0 [--command "make train"]
     python benchmarks/ship_pretrained.py --refresh      # re-measure the shipped file's values only
@@ -60,9 +62,12 @@ def exact_values(path: Path) -> dict:
     }
 
 
-def build_pair(run: Path):
+def build_pair(run: Path, samples: int = 1_000_000, epochs: int = 20):
     """The shipped form of a run's final pair: the punter mixture's tables from
-    ``final.npz`` and the banker network of weight 1 (numpy weights)."""
+    ``final.npz`` and one banker network (numpy weights): the banker snapshot of weight 1,
+    or, where the final banker mixes several, one network distilled from their mixture
+    (``training.distill``, from the heaviest member's weights). Returns the pair and what
+    its banker is."""
     from agents.learned import load_policy
     from agents.pretrained import PretrainedPair
     from siete_env.solve import load_tables
@@ -70,13 +75,21 @@ def build_pair(run: Path):
     tables = load_tables(run / "final.npz")
     state = json.loads((run / "state.json").read_text())
     weights = state["final"]["weights"]["banker"]
-    heavy = [k for k, w in weights.items() if w > 1e-9]
-    if len(heavy) != 1:
-        raise SystemExit(
-            f"the run's final banker mixes {len(heavy)} snapshots ({heavy}): this script ships a banker of one "
-            "network; ship the whole final.npz instead (table:PATH) or extend PretrainedPair"
-        )
-    return PretrainedPair(tables.rules, tables.bet, tables.draw, load_policy(str(run / heavy[0]))), heavy[0]
+    heavy = {k: w for k, w in weights.items() if w > 1e-9}
+    first = max(heavy, key=heavy.get)
+    if len(heavy) == 1:
+        return PretrainedPair(
+            tables.rules, tables.bet, tables.draw, load_policy(str(run / first))
+        ), f"{first}, weight 1"
+    from training.distill import distill_banker
+
+    banker, info = distill_banker(tables, load_policy(str(run / first)), samples=samples, epochs=epochs)
+    mix = ", ".join(f"{k} {w:.3f}" for k, w in heavy.items())
+    what = (
+        f"one network distilled from the mixture of {mix} (training.distill: {int(info['samples']):,} banker "
+        f"states, {epochs} epochs, from {first}; mean error of the hit probability {info['mae_after']:.4f})"
+    )
+    return PretrainedPair(tables.rules, tables.bet, tables.draw, banker), what
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {
         "file": dst.name,
         "what": "the final pair of the default training run: the least exploitable mixture of its snapshots "
-        f"(punter: their mixture's tables; banker: {banker}, weight 1)",
+        f"(punter: their mixture's tables; banker: {banker})",
         "command": args.command,
         "run": str(args.run),
         "commit": commit,

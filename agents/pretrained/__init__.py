@@ -1,13 +1,15 @@
 """The pretrained agents: the final pair of the default training run, shipped with the
 package (agent specs ``pretrained:punter`` and ``pretrained:banker``).
 
-``make train`` ends with the least exploitable mixture of its snapshots (``final.npz``).
-Its banker side is one network (the last banker snapshot, weight 1); its punter side mixes
-several snapshots, one drawn per hand, played as the behaviour strategy that mixture is
-equal to (``siete_env.solve.mixture``). The whole ``final.npz`` holds the banker's table
-too (36,575 x 1,489 probabilities: 90 MB); the shipped file keeps what plays the same,
-small (about 4 MB): the punter mixture's tables (``bet``, ``draw``) and the banker network's
-weights, run with numpy (``agents.learned.MLPPolicy``). No torch, no SB3.
+``make train`` ends with the least exploitable mixture of its snapshots (``final.npz``):
+each side mixes several snapshots, one drawn per hand, played as the behaviour strategy
+that mixture is equal to (``siete_env.solve.mixture``). The whole ``final.npz`` holds the
+banker's table too (36,575 x 1,489 probabilities: 90 MB); the shipped file keeps what
+plays the same, small (about 4 MB): the punter mixture's tables (``bet``, ``draw``) and one
+banker network, run with numpy (``agents.learned.MLPPolicy``): the banker snapshot itself
+where the mixture keeps one, else a network distilled from the banker mixture
+(``training.distill``; the JSON says which, and the exact values are the shipped pair's).
+No torch, no SB3.
 
 ``spanish-headsup.json`` beside it states the pair's exact values (NashConv, best responses,
 expected chips against every heuristic of the report) and the command and commit that made
