@@ -11,6 +11,9 @@ lets ``evaluate.py`` play hundreds of thousands of hands in seconds.
 
 from __future__ import annotations
 
+import contextlib
+import mmap
+import multiprocessing
 import os
 from typing import Any
 
@@ -84,6 +87,23 @@ def _same_layout(a, b) -> bool:
 # --------------------------------------------------------------------------- the exact banker table
 _CHUNK = 2048  # (V, node) pairs per pass: a pass's (pairs x hidden) float32 blocks stay in cache
 _NODE_BLOCK = 64  # nodes whose columns of the table are gathered before they are written
+TABLE_WORKERS = 1
+"""Processes that compute a network's exact banker table (``_mlp_banker_table``; the node
+range split between them): ``train.py`` uses 2 for its per-generation measure and its final
+mixture, when its two learner processes sit idle (``table_workers``)."""
+
+
+@contextlib.contextmanager
+def table_workers(n: int):
+    """``TABLE_WORKERS`` set to ``n`` inside the ``with`` block."""
+    global TABLE_WORKERS
+    old, TABLE_WORKERS = TABLE_WORKERS, max(1, int(n))
+    try:
+        yield
+    finally:
+        TABLE_WORKERS = old
+
+
 IDENTITY, TANH, RELU = 0, 1, 2  # activation codes of the kernels below
 _ACT_CODE = {"Tanh": TANH, "ReLU": RELU}
 # tanh(x) in the compiled layers (max error 3e-7): a rational function (odd / even in x),
@@ -207,7 +227,6 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
     The layers run in float32, as ``MLPPolicy.logits`` does (tanh: a rational approximation,
     3e-7): the table is the generic path's to ~1e-6.
     """
-    first_layer, hidden, last = _banker_kernels()
     layers = policy.layers
     act = _ACT_CODE[policy.activation]
     w_out, b_out = layers[-1]
@@ -221,17 +240,50 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
     w1_raw = fold_suits(np.eye(layout.size, dtype=np.float32), layout) @ w1
     A = fold_suits(base, layout) @ w1
     A += b1
+    nV = A.shape[0]
+    workers = max(1, min(TABLE_WORKERS, ev.n_M // (4 * _NODE_BLOCK)))
+    if workers == 1 or not hasattr(os, "fork"):
+        hit = np.zeros((nV, ev.n_M))
+        _table_nodes(hit, 0, ev.n_M, ev, A, w1_raw, layout, rest, act, act1, w_d, b_d, greedy, len(layers) == 1)
+        return hit
+    # the node range split over forked children (the learners are idle meanwhile), each
+    # writing its columns into one shared table: nothing is copied back
+    buf = mmap.mmap(-1, nV * ev.n_M * 8)
+    hit = np.frombuffer(buf, np.float64).reshape(nV, ev.n_M)
+    cuts = [round(ev.n_M * i / workers / _NODE_BLOCK) * _NODE_BLOCK for i in range(workers)] + [ev.n_M]
+    ctx = multiprocessing.get_context("fork")
+    procs = [
+        ctx.Process(
+            target=_table_nodes,
+            args=(hit, lo, hi, ev, A, w1_raw, layout, rest, act, act1, w_d, b_d, greedy, len(layers) == 1),
+        )
+        for lo, hi in zip(cuts[1:-1], cuts[2:], strict=True)
+    ]
+    for proc in procs:
+        proc.start()
+    try:
+        _table_nodes(hit, cuts[0], cuts[1], ev, A, w1_raw, layout, rest, act, act1, w_d, b_d, greedy, len(layers) == 1)
+    finally:
+        for proc in procs:
+            proc.join()
+    if any(proc.exitcode != 0 for proc in procs):
+        raise RuntimeError(f"a banker-table worker failed (exit codes {[proc.exitcode for proc in procs]})")
+    return hit.copy()
+
+
+def _table_nodes(hit, lo, hi, ev, A, w1_raw, layout, rest, act, act1, w_d, b_d, greedy, single) -> None:
+    """The columns ``lo:hi`` of ``_mlp_banker_table``'s table, written into ``hit``."""
+    first_layer, hidden, last = _banker_kernels()
     nV, width = A.shape
     vk = np.repeat(ev.vu_k, ev.L)
     vU = np.repeat(ev.vu_U, ev.L, axis=0)
     vn = vU.sum(1)
-    hit = np.zeros((nV, ev.n_M))
     block = np.zeros((_NODE_BLOCK, nV))  # a block of nodes' columns, written row by row
     h1 = np.empty((_CHUNK, width), np.float32)
     hs = [np.empty((_CHUNK, w.shape[1]), np.float32) for w, _ in rest]
     d = np.empty((_CHUNK, 1), np.float32)
-    for m_i in range(ev.n_M):
-        if m_i % _NODE_BLOCK == 0 and m_i:
+    for m_i in range(lo, hi):
+        if (m_i - lo) % _NODE_BLOCK == 0 and m_i > lo:
             hit[:, m_i - _NODE_BLOCK : m_i] = block.T
             block[:] = 0.0
         node = ev.banker_node(vk, vU, m_i, vn)
@@ -258,7 +310,7 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
             n = len(rows)
             h = h1[:n]
             first_layer(A, rows, X[s : s + n], W, act1, h)
-            if len(layers) == 1:
+            if single:
                 z = h
             elif not rest:
                 z = np.matmul(h, w_d, out=d[:n])
@@ -270,10 +322,10 @@ def _mlp_banker_table(policy: MLPPolicy, ev, base: np.ndarray, layout, greedy: b
                 z = d[:n]
                 last(h, rest[-1][1], act, w_d, z)
             z = z[:, 0].astype(np.float64) + float(b_d)
-            block[m_i % _NODE_BLOCK, rows] = (z > 0.0) if greedy else 1.0 / (1.0 + np.exp(-z))
-    done = (ev.n_M - 1) // _NODE_BLOCK * _NODE_BLOCK
-    hit[:, done:] = block[: ev.n_M - done].T
-    return hit
+            block[(m_i - lo) % _NODE_BLOCK, rows] = (z > 0.0) if greedy else 1.0 / (1.0 + np.exp(-z))
+    if hi > lo:
+        done = lo + (hi - lo - 1) // _NODE_BLOCK * _NODE_BLOCK
+        hit[:, done:hi] = block[: hi - done].T
 
 
 _CACHE_SIZE = 1 << 20

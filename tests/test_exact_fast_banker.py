@@ -151,3 +151,18 @@ def test_fallbacks_to_the_generic_path():
 
     t = Tempered(env, _network(env, 1).policy, greedy=False)
     assert t.exact_banker_table(ev) is None
+
+
+def test_the_table_split_over_processes_is_the_same_table():
+    """``agents.learned.table_workers``: the node range split between forked processes
+    (three here: two children) gives the single process's table, value for value."""
+    from agents.learned import table_workers
+
+    env = raw_env(2, SINGLE)
+    ev = _evaluator(SINGLE)
+    assert ev.n_M >= 4 * 64 * 3  # else fewer processes are used
+    agent = _network(env, 7, hidden=(16, 16), bias=0.2)
+    one = agent.exact_banker_table(ev)
+    with table_workers(3):
+        split = agent.exact_banker_table(ev)
+    assert np.array_equal(one, split)

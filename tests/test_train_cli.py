@@ -581,3 +581,28 @@ def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
         assert "no model file" in rows["gone", seat]["error"]
     md = (run / "report.md").read_text()
     assert "Approximate exploitability (learned best responses)" in md and "not measured" in md
+
+
+def test_rounds_refresh_the_opponents_inside_a_generation(tmp_path):
+    """``rounds: 2``: each learner learns half its steps, then both meet the other's newest
+    weights (the round's save, not a snapshot); the generation's snapshot comes after the
+    last round, and only those are in the state."""
+    cfg = {**TINY, "rules": {"preset": "spanish", "max_splits": 0}, "generations": 2, "rounds": 2, "n_envs": 4,
+           "vec_env": "batched", "opponents": {**TINY["opponents"], "snapshots": 1, "sample": True},
+           "evaluation": {**TINY["evaluation"], "generation_hands": 0}}  # fmt: skip
+    path = tmp_path / "r.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run = tmp_path / "run"
+    r = _run("train.py", "--config", path, "--run-dir", run, "--no-eval", timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    state = json.loads((run / "state.json").read_text())
+    assert state["punter_snapshots"] == ["gen_001/punter.zip", "gen_002/punter.zip"]
+    assert state["learn_steps"] == {"punter": 2 * 2048, "banker": 2 * 2048}  # 1,024 a round: a rollout of 256 x 4
+    for gen in (1, 2):
+        assert (run / f"gen_{gen:03d}" / "rounds" / "punter_1.zip").is_file()
+        assert not (run / f"gen_{gen:03d}" / "rounds" / "punter_2.zip").exists()  # the last round: the snapshot
+    first, second = state["pools"]
+    assert first["punter"] == {"banker:6": 1.0}  # no snapshot yet
+    assert first["punter, round 2"] == {"banker:6": 0.5, "ppo:gen_001/rounds/banker_1.zip:sample": 0.5}
+    assert second["banker"] == {"threshold:5.5": 0.5, "ppo:gen_001/punter.zip:sample": 0.5}
+    assert second["banker, round 2"] == {"threshold:5.5": 0.5, "ppo:gen_002/rounds/punter_1.zip:sample": 0.5}

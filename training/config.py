@@ -221,6 +221,13 @@ class TrainConfig(_Strict):
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
     generations: int = Field(ge=1)
+    rounds: int = Field(
+        1,
+        ge=1,
+        description="rounds per generation: each learner's steps are split into this many rounds and, after "
+        "each round, both learners meet the other's newest weights (the newest member of their snapshot "
+        "pools) without a snapshot or an exact measure: fresher opponents at no cost",
+    )
     n_envs: int = Field(8, ge=1)
     vec_env: Literal["dummy", "batched"] = Field(
         "dummy",

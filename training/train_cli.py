@@ -154,20 +154,21 @@ def _learner(
         msg = conn.recv()
         if msg is None:
             break
-        gen, pool, copool = msg
+        gen, pool, copool, rnd = msg
         try:
             venv.env_method("set_opponents", pool, co if copool is None else copool)
-            seed = derive_seed(cfg.seed, 3, gen, i)
+            seed = derive_seed(cfg.seed, 3, gen, i) if rnd == 0 else derive_seed(cfg.seed, 3, gen, i, rnd)
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)
             model.learning_rate, model.ent_coef = getattr(cfg, role).ppo.at(gen, cfg.generations)
             model._setup_lr_schedule()
             t0, before = time.perf_counter(), model.num_timesteps
-            model.learn(steps, callback=Count(), tb_log_name=role, reset_num_timesteps=False)
+            model.learn(-(-steps // cfg.rounds), callback=Count(), tb_log_name=role, reset_num_timesteps=False)
             seconds = time.perf_counter() - t0
-            rel = f"gen_{gen:03d}/{role}.zip"
-            (root / rel).parent.mkdir(exist_ok=True)
+            # the generation's snapshot after its last round; before it, the round's weights
+            rel = f"gen_{gen:03d}/{role}.zip" if rnd == cfg.rounds - 1 else f"gen_{gen:03d}/rounds/{role}_{rnd + 1}.zip"
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
             model.save(root / rel)
             conn.send(("ok", rel, seconds, model.num_timesteps - before))
         except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -220,7 +221,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
         child.close()  # only the learner holds its end: its death then reads as EOF here
         conns[role] = parent
     rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
-    per_gen = int(sum(-(-np.array([cfg.punter.steps, cfg.banker.steps]) // rollout) * rollout))  # whole rollouts
+    per_round = -(-np.array([cfg.punter.steps, cfg.banker.steps]) // cfg.rounds)
+    per_gen = int(sum(-(-per_round // rollout) * rollout)) * cfg.rounds  # whole rollouts
     bar = tqdm(total=per_gen * cfg.generations, initial=per_gen * state.generation, unit="step",
                dynamic_ncols=True, desc="training")  # fmt: skip
     o = cfg.opponents
@@ -231,34 +233,54 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
             pools = {}
             meta = pop.restricted_nash() if (pop is not None and o.weighting == "nash" and pop.punters) else None
             order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
-            for group in order:
-                for role in group:
-                    # the other learner's snapshots so far: alternating, the banker also meets
-                    # the punter just trained; in parallel, both meet the previous generation
-                    other = "banker" if role == "punter" else "punter"
-                    baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
-                    snaps = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots(other)]
-                    sw = None if meta is None else meta[0 if other == "punter" else 1]
-                    exploiter = None
-                    if o.exploiter_share > 0 and state.snapshots(role):
-                        br = _best_responses_file(state.snapshot_spec(run_dir, role))
-                        exploiter = str(AgentSpec.tables(br)) if br.is_file() else None  # none before the share was set
-                    pools[role] = opponent_pool(
-                        baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
-                    )
-                    copool = None  # the fellow punters at a larger table: the baselines (the learner's default)
-                    if role == "punter" and cfg.num_players > 2 and o.copunters == "snapshots":
-                        own = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots("punter")]
-                        copool = opponent_pool(o.baseline_punters, own, o, None, cfg.punter.baseline_share)
-                        pools["punter's fellow punters"] = copool
-                    conns[role].send((gen, pools[role], copool))
-                t0 = time.perf_counter()
-                if all(r in pools for r in ROLES):  # every pool of the generation is known now
-                    state.pools.append(
-                        {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
-                    )
-                _wait(group, conns, counters, bar, state, procs)
-                state.learn_wall_seconds += time.perf_counter() - t0
+            newest: dict[str, str] = {}  # each learner's weights after the generation's last round so far
+            for rnd in range(cfg.rounds):
+                for group in order:
+                    for role in group:
+                        # the other learner's snapshots so far: alternating, the banker also meets
+                        # the punter just trained; in parallel, both meet the previous generation;
+                        # after a round, the other's newest weights join as its newest snapshot
+                        other = "banker" if role == "punter" else "punter"
+                        baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
+                        snaps = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots(other)]
+                        sw = None if meta is None else meta[0 if other == "punter" else 1]
+                        if other in newest:
+                            snaps.append(str(AgentSpec.model(run_dir / newest[other], o.sample)))
+                            sw = None if sw is None else np.append(sw, sw[-1] if len(sw) else 1.0)
+                        exploiter = None
+                        if o.exploiter_share > 0 and state.snapshots(role):
+                            br = _best_responses_file(state.snapshot_spec(run_dir, role))
+                            exploiter = (
+                                str(AgentSpec.tables(br)) if br.is_file() else None
+                            )  # none before the share was set
+                        pools[role] = opponent_pool(
+                            baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
+                        )
+                        copool = None  # the fellow punters at a larger table: the baselines (the learner's default)
+                        if role == "punter" and cfg.num_players > 2 and o.copunters == "snapshots":
+                            own = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots("punter")]
+                            copool = opponent_pool(o.baseline_punters, own, o, None, cfg.punter.baseline_share)
+                            pools["punter's fellow punters"] = copool
+                        conns[role].send((gen, pools[role], copool, rnd))
+                    t0 = time.perf_counter()
+                    if rnd == 0 and all(r in pools for r in ROLES):  # every pool of the generation is known now
+                        state.pools.append(
+                            {r: {_short(k, run_dir): round(v, 4) for k, v in p.items()} for r, p in pools.items()}
+                        )
+                    elif rnd > 0:  # a later round's pools: the other's newest weights in them
+                        state.pools[-1].update(
+                            {
+                                f"{r}, round {rnd + 1}": {_short(k, run_dir): round(v, 4) for k, v in pools[r].items()}
+                                for r in group
+                            }  # fmt: skip
+                        )
+                    keep = rnd == cfg.rounds - 1  # the generation's snapshots: in the state from now on
+                    for role, rel in _wait(group, conns, counters, bar, state, procs, keep=keep).items():
+                        if keep:
+                            newest.pop(role, None)
+                        else:
+                            newest[role] = rel
+                    state.learn_wall_seconds += time.perf_counter() - t0
             _generation_report(cfg, run_dir, state, gen, pop)
             state.wall_seconds = time.perf_counter() - started
             if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
@@ -352,9 +374,11 @@ def _best_responses_file(snapshot: AgentSpec) -> Path:
     return snapshot.path.parent / "br.npz"
 
 
-def _wait(group: list[str], conns, counters, bar, state: RunState, procs) -> None:
-    """Wait for the learners of ``group``, moving the progress bar as they step."""
+def _wait(group: list[str], conns, counters, bar, state: RunState, procs, keep: bool = True) -> dict[str, str]:
+    """Wait for the learners of ``group``, moving the progress bar as they step; returns
+    where each saved its weights (``keep``: a generation's snapshot, added to the state)."""
     pending = set(group)
+    saved: dict[str, str] = {}
     base = bar.n - sum(counters[r].value for r in counters)
     while pending:
         for role in list(pending):
@@ -367,11 +391,14 @@ def _wait(group: list[str], conns, counters, bar, state: RunState, procs) -> Non
                 if status != "ok":
                     raise RuntimeError(payload)
                 pending.discard(role)
-                state.snapshots(role).append(payload)
+                saved[role] = payload
+                if keep:
+                    state.snapshots(role).append(payload)
                 state.learn_seconds[role] += seconds
                 state.learn_steps[role] += steps  # whole rollouts: a little over the config's steps
         done = base + sum(counters[r].value for r in counters)
         bar.update(max(0, done - bar.n))
+    return saved
 
 
 def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
@@ -417,6 +444,7 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: in
 def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
+    from agents.learned import table_workers
     from agents.specs import make_agent
     from siete_env import raw_env, solve
 
@@ -434,7 +462,8 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
     punter = state.snapshot_spec(run_dir, "punter", sample=sample)
     banker = state.snapshot_spec(run_dir, "banker", sample=sample)
     p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
-    pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
+    with table_workers(2 if cfg.parallel else 1):  # the banker network's table: both cores (the learners wait)
+        pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
         pop.add_evaluated(p_agent, b_agent, pe, (state.punter_snapshots[-1], state.banker_snapshots[-1]))
