@@ -430,6 +430,11 @@ def test_opponent_pool_with_snapshot_weights():
         "banker:6": 0.5, "a": 0.25, "b": 0.25}  # fmt: skip
     with pytest.raises(ValueError, match="2 snapshot weights for 3 snapshots"):
         opponent_pool(["banker:6"], ["a", "b", "c"], o, None, 0.5, np.array([0.5, 0.5]))
+    # the newest snapshot's own share, then the rest uniformly (it too), after the exploiter's
+    o3 = OpponentsConfig(weighting="uniform", newest_share=0.3, exploiter_share=0.2)
+    assert opponent_pool(["banker:6"], ["a", "b"], o3, None, 0.1, None, "br") == pytest.approx(
+        {"banker:6": 0.1, "br": 0.2, "b": 0.3 + 0.2, "a": 0.2}
+    )
 
 
 def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixture(tmp_path):

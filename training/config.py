@@ -137,6 +137,14 @@ class OpponentsConfig(_Strict):
         "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
         "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
     )
+    newest_share: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of each learner's hands against the other learner's newest weights (its last "
+        "snapshot, or with rounds its weights after the last round), taken from the snapshots' part; the rest "
+        "of that part is shared over the snapshots as weighting says: a fresh opponent, damped by the past ones",
+    )
     copunters: Literal["baselines", "snapshots"] = Field(
         "baselines",
         description="at a table of three or more: the punter learner's fellow punters are the baseline punters, "

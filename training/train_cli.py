@@ -76,7 +76,8 @@ def opponent_pool(
     newest ``snapshots`` of them, or all): uniformly, or in proportion to
     ``snapshot_weights`` (one per snapshot; ``weighting: nash``); and, given an
     ``exploiter`` spec, ``o.exploiter_share`` of the hands to it (taken from the snapshots'
-    part)."""
+    part); and ``o.newest_share`` to the newest snapshot (also from the snapshots' part,
+    on top of its share of the rest)."""
     snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
     sw = np.ones(len(snaps))
     if snapshot_weights is not None:
@@ -97,6 +98,9 @@ def opponent_pool(
     if exploiter is not None and snaps and o.exploiter_share > 0:
         pool[exploiter] = float(min(o.exploiter_share, rest))
         rest -= pool[exploiter]
+    if snaps and o.newest_share > 0:
+        pool[snaps[-1]] = float(min(o.newest_share, rest))
+        rest -= pool[snaps[-1]]
     for snap, w in zip(snaps, sw, strict=True):
         pool[snap] = pool.get(snap, 0.0) + float(rest * w / len(snaps))
     return {k: v for k, v in pool.items() if v > 0}
