@@ -35,14 +35,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import yaml
+# numpy's BLAS takes its thread count when numpy loads: one per process here (the learner
+# processes, and this one's banker tables split over both cores, each take a core: two
+# BLAS threads in each would fight for the two). A value set outside is kept; the learners
+# get ``threads`` (``_train``).
+_BLAS_VARS = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS") if v not in os.environ]
+for _var in _BLAS_VARS:
+    os.environ[_var] = "1"
 
-from agents.specs import AgentSpec
-from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config
-from training.learners import derive_seed, make_model, make_venv
-from training.outputs import check_output_folder
-from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
+
+from agents.specs import AgentSpec  # noqa: E402
+from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
+from training.learners import derive_seed, make_model, make_venv  # noqa: E402
+from training.outputs import check_output_folder  # noqa: E402
+from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir  # noqa: E402
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -201,8 +209,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
     # numpy's BLAS (the opponents' networks, in the learners) gets the learners' thread count too:
     # its own pool of threads, one per core, fights the other learner for the cores
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(cfg.threads))
+    for var in _BLAS_VARS:  # those not set outside
+        os.environ[var] = str(cfg.threads)
     procs, conns, counters = {}, {}, {}
     for role in ROLES:
         parent, child = ctx.Pipe()
