@@ -100,7 +100,9 @@ class PPOConfig(_Strict):
 class RoleConfig(_Strict):
     """One learner."""
 
-    steps: int = Field(ge=1, description="learner env steps per generation")
+    steps: int | None = Field(
+        None, ge=1, description="learner env steps per generation (learner: pools; the vine learner's budget is vine.*)"
+    )
     baseline_share: float = Field(
         0.5, ge=0, le=1, description="share of this learner's hands against the baselines (the rest: snapshots)"
     )
@@ -221,6 +223,18 @@ class EvaluationConfig(_Strict):
         return v
 
 
+class VineConfig(_Strict):
+    """``learner: vine`` (``training.vine``): both learners play each other's newest weights
+    and branch every decision of their role over its legal actions."""
+
+    iterations: int = Field(20, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
+    punter_hands: int = Field(20_000, ge=1, description="hands the punter learner plays per iteration")
+    banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
+    steps: int = Field(16, ge=1, description="gradient steps per iteration and learner (minibatches of one pass)")
+    tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
+    value_scale: float = Field(5.0, gt=0, description="chips divided by this in the loss (the top stake)")
+
+
 class TrainConfig(_Strict):
     """A training run (``configs/train/*.yaml``)."""
 
@@ -249,6 +263,13 @@ class TrainConfig(_Strict):
         description="train both learners at once, in two processes (each generation against the other's "
         "snapshots up to the previous generation); false: alternate, the banker after the punter",
     )
+    learner: Literal["pools", "vine"] = Field(
+        "pools",
+        description="pools: each learner runs MaskablePPO against a pool of opponents (the other's snapshots, "
+        "heuristics, exploiters); vine: both learn at once against each other's newest weights from branched "
+        "hands with an all-actions mirror-descent loss (training.vine; heads-up, the batched engine's rules)",
+    )
+    vine: VineConfig = Field(default_factory=VineConfig)
     punter: RoleConfig
     banker: RoleConfig
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
@@ -284,6 +305,23 @@ class TrainConfig(_Strict):
                 check_rules(self.rules, self.num_players)
             except ValueError as err:
                 raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _learner(self) -> TrainConfig:
+        if self.learner == "pools":
+            missing = [r for r in ("punter", "banker") if getattr(self, r).steps is None]
+            if missing:
+                raise ValueError(f"learner: pools needs {' and '.join(r + '.steps' for r in missing)}")
+            return self
+        if self.num_players != 2:
+            raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
+        from siete_env.batched import check_rules
+
+        try:
+            check_rules(self.rules, self.num_players)
+        except ValueError as err:
+            raise ValueError(f"learner: vine needs rules the batched engine plays: {err}") from None
         return self
 
     @model_validator(mode="after")

@@ -17,33 +17,22 @@ def derive_seed(seed: int, *keys: int) -> int:
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
 
 
-def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
-    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder)."""
+def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
+               extra: dict[str, Any] | None = None):  # fmt: skip
+    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder);
+    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments (the
+    vine learner's ``training.vine.VinePPO``)."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     p = role_cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    extra: dict[str, Any] = {}
-    cls = MaskablePPO
     policy: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
-    if p.central_critic:  # the actor reads the learner's own features, the critic every seat's
-        from training.ppo import CentralCriticPolicy
-
-        policy = CentralCriticPolicy
-        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-    if p.q_critic:  # an action-value central critic, the all-actions policy loss
-        from training.ppo import AllActionsPPO, QCriticPolicy
-
-        policy = QCriticPolicy
-        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-        cls, extra = AllActionsPPO, {"kl_coef": p.kl_coef}
-    elif p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
-        from training.ppo import SelfPlayPPO
-
-        n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
-        cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
+    if cls is not None:  # the caller's class and arguments
+        extra = dict(extra or {})
+    else:
+        cls, extra = _ppo_class(p, venv, policy_kwargs)
+        policy = policy_kwargs.pop("policy", policy)
     return cls(
         policy,
         venv,
@@ -64,6 +53,32 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None):
         verbose=0,
         **extra,
     )
+
+
+def _ppo_class(p, venv, policy_kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The MaskablePPO class the ``ppo`` config asks for and its extra arguments; a
+    policy class other than SB3's MlpPolicy goes in ``policy_kwargs["policy"]``."""
+    from sb3_contrib import MaskablePPO
+
+    cls: Any = MaskablePPO
+    extra: dict[str, Any] = {}
+    if p.central_critic:  # the actor reads the learner's own features, the critic every seat's
+        from training.ppo import CentralCriticPolicy
+
+        policy_kwargs["policy"] = CentralCriticPolicy
+        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
+    if p.q_critic:  # an action-value central critic, the all-actions policy loss
+        from training.ppo import AllActionsPPO, QCriticPolicy
+
+        policy_kwargs["policy"] = QCriticPolicy
+        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
+        cls, extra = AllActionsPPO, {"kl_coef": p.kl_coef}
+    elif p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
+        from training.ppo import SelfPlayPPO
+
+        n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
+        cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
+    return cls, extra
 
 
 def make_venv(cfg: TrainConfig, role: str, seed: int):

@@ -206,6 +206,19 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     started = time.perf_counter() - state.wall_seconds  # a resumed run goes on counting
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
+    if cfg.learner == "vine":
+        from training.vine_run import train_vine
+
+        def after_generation(gen: int) -> None:
+            _generation_report(cfg, run_dir, state, gen, pop)
+            state.wall_seconds = time.perf_counter() - started
+            if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
+                state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
+            state.generation = gen
+            state.save(run_dir)
+
+        train_vine(cfg, run_dir, state, started, after_generation)
+        return _finish(cfg, run_dir, state, pop, started)
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
     # numpy's BLAS (the opponents' networks, in the learners) gets the learners' thread count too:
     # its own pool of threads, one per core, fights the other learner for the cores
@@ -309,6 +322,11 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
             procs[role].join(timeout=30)
             if procs[role].is_alive():
                 procs[role].terminate()
+    return _finish(cfg, run_dir, state, pop, started)
+
+
+def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: float) -> RunState:
+    """After the last generation: the final pair (the mixture, or a snapshot per role)."""
     state.selected = {}
     state.final = None
     if cfg.evaluation.select == "mixture":

@@ -1,0 +1,268 @@
+"""The vine learner (``training.vine``): branched hands, the all-actions mirror-descent
+loss, and a tiny ``learner: vine`` run of train.py measured exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+# two stakes, no swap, no splits: the exact evaluator takes seconds
+RULES = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_splits": 0}
+
+
+def _cfg(**over):
+    from training.config import TrainConfig
+
+    ppo = {"net_arch": [16], "learning_rate": 3e-3, "ent_coef": 0.0, "kl_coef": 0.0}
+    data = {"name": "vine-test", "rules": RULES, "num_players": 2, "seed": 0, "generations": 1,
+            "learner": "vine", "vec_env": "batched", "threads": 1,
+            "vine": {"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000},
+            "punter": {"ppo": ppo}, "banker": {"ppo": ppo}}  # fmt: skip
+    data.update(over)
+    return TrainConfig(**data)
+
+
+def _model(cfg, role, seed=0, **extra):
+    from training.learners import make_model, make_venv
+    from training.vine import VinePPO
+
+    venv = make_venv(cfg.model_copy(update={"n_envs": 1}), role, seed)
+    args = {"kl_coef": getattr(cfg, role).ppo.kl_coef, "value_scale": 2.0, **extra}
+    return make_model(getattr(cfg, role), venv, seed, None, cls=VinePPO, extra=args)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    cfg = _cfg()
+    return cfg, _model(cfg, "punter", 1), _model(cfg, "banker", 2)
+
+
+def _layers(pair):
+    from training.vine import actor_layers
+
+    _, p, b = pair
+    return [actor_layers(p.policy), actor_layers(b.policy)]
+
+
+def test_the_rollout_probabilities_are_the_networks(pair):
+    """``actor_layers`` + the sampler's softmax give the SB3 policy's own distribution."""
+    import torch as th
+
+    from training.vine import PUNTER, VineSampler
+
+    cfg, p, _ = pair
+    s = VineSampler(cfg.rules, 2000, seed=3)
+    batch = s.sample(300, _layers(pair), PUNTER)
+    with th.no_grad():
+        dist = p.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks)
+        ref = dist.distribution.probs.numpy()
+    np.testing.assert_allclose(batch.probs, ref, atol=1e-5)
+    assert np.all(batch.probs[batch.masks == 0] == 0)
+    assert np.all(batch.q[batch.masks == 0] == 0)
+
+
+def test_sampling_is_deterministic_under_a_seed(pair):
+    from training.vine import BANKER, VineSampler
+
+    a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _layers(pair), BANKER) for s in (5, 5, 6))
+    for x, y in zip((a.obs, a.masks, a.probs, a.q), (b.obs, b.masks, b.probs, b.q), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert len(a) != len(c) or not np.array_equal(a.q, c.q)
+
+
+def test_branch_values_average_to_the_exact_value(pair, tmp_path):
+    """Every hand starts with exactly one punter decision (the stake); the rollout policy's
+    average of its branches' values is a played sample of the hand's value, so their mean
+    over many hands is the pair's exact expected value within its sampling error. The
+    banker's branches are checked the same way against the exact value of a banker that
+    plays its first decision from the branches."""
+    from agents.specs import make_agent
+    from siete_env import raw_env, solve
+    from training.vine import PUNTER, VineSampler
+
+    cfg, p, b = pair
+    p.save(tmp_path / "p.zip")
+    b.save(tmp_path / "b.zip")
+    table = raw_env(2, RULES)
+    exact = solve.expected_value(make_agent(f"ppo:{tmp_path / 'p.zip'}", table),
+                                 make_agent(f"ppo:{tmp_path / 'b.zip'}", table), RULES)  # fmt: skip
+    s = VineSampler(cfg.rules, 20_000, seed=11)
+    batch = s.sample(20_000, _layers(pair), PUNTER)
+    bets = [i for i, n in enumerate(s.t.action_names) if n.startswith("BET_")]
+    first = batch.masks[:, bets].any(1)
+    assert first.sum() == 20_000  # one stake decision per hand
+    v = (batch.probs[first] * batch.q[first]).sum(1)
+    se = v.std() / np.sqrt(len(v))
+    assert abs(v.mean() - exact) < 4 * se + 1e-3, (v.mean(), exact, se)
+
+
+def test_common_random_numbers_make_the_branches_of_a_decision_share_the_hand(pair):
+    """The copies of a decision share the deck and the random numbers of the later
+    actions: with networks that ignore the table (uniform play) and no raises, staking 2
+    replays the hand staked 1 card for card, so its value is exactly twice."""
+    from training.vine import PUNTER, VineSampler
+
+    rules = {**RULES, "raise_on_draw": False}
+    uniform = [[(np.zeros_like(w), np.zeros_like(c)) for w, c in net] for net in _layers(pair)]
+    s = VineSampler(rules, 4000, seed=2)
+    batch = s.sample(2000, uniform, PUNTER)
+    i1, i2 = (s.t.action_names.index(f"BET_{k}") for k in (1, 2))
+    first = batch.masks[:, i1] > 0
+    assert first.sum() == 2000 and np.all(batch.masks[first, i2] > 0)
+    np.testing.assert_array_equal(batch.q[first, i2], 2 * batch.q[first, i1])
+    assert np.any(batch.q[first, i1] != 0)
+
+
+def test_the_loss_improves_the_policy_on_its_batch(pair):
+    """With no KL terms the all-actions step raises the batch's expected advantage."""
+    import torch as th
+
+    from training.vine import BANKER, VineSampler
+
+    cfg = pair[0]
+    model = _model(cfg, "banker", 2)  # the fixture's banker, fresh
+    s = VineSampler(cfg.rules, 4000, seed=4)
+    batch = s.sample(2000, _layers(pair), BANKER)
+    adv = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * (batch.masks > 0)
+    stats = model.train_on(batch, steps=4)
+    assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_uniform"}
+    with th.no_grad():
+        new = model.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks).distribution.probs
+    assert float((new.numpy() * adv).sum(1).mean()) > 0
+
+
+def test_the_magnet_pulls_toward_uniform(pair):
+    """Zero advantages and ``ent_coef`` > 0: the policy moves toward the uniform policy;
+    ``kl_coef`` alone with zero advantages keeps the policy that played the hands."""
+    import torch as th
+
+    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
+
+    cfg = pair[0]
+
+    def skewed():  # a policy far from uniform
+        m = _model(cfg, "punter", 1)
+        with th.no_grad():
+            m.policy.action_net.bias.copy_(th.linspace(-3, 3, m.action_space.n))
+        return m
+
+    m = skewed()
+    s = VineSampler(cfg.rules, 2000, seed=8)
+    batch = s.sample(1000, [actor_layers(m.policy), _layers(pair)[1]], PUNTER)
+    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
+
+    def kl_uniform(m):
+        with th.no_grad():
+            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
+        lg = np.where(flat.masks > 0, np.log(np.maximum(q, 1e-30)), 0)
+        return float(((q * lg).sum(1) + np.log(flat.masks.sum(1))).mean())
+
+    before = kl_uniform(m)
+    assert before > 0.1
+    m.ent_coef = 0.5
+    for _ in range(5):
+        m.train_on(flat, steps=2)
+    pulled = before - kl_uniform(m)
+    assert pulled > 0.1 * before
+    anchored = skewed()
+    anchored.ent_coef, anchored.kl_coef = 0.0, 1.0
+    for _ in range(5):
+        anchored.train_on(flat, steps=2)
+    assert abs(kl_uniform(anchored) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
+
+
+def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from training.vine import VinePPO
+
+    _, p, _ = pair
+    p.save(tmp_path / "m.zip")
+    m = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
+    v = VinePPO.load(tmp_path / "m.zip", device="cpu")
+    assert v.kl_coef == p.kl_coef and v.value_scale == 2.0
+    x = np.zeros((1, p.observation_space.shape[0]), np.float32)
+    mask = np.ones((1, p.action_space.n), bool)
+    assert m.predict(x, action_masks=mask, deterministic=True)[0] == p.predict(x, action_masks=mask,
+                                                                                deterministic=True)[0]  # fmt: skip
+    with pytest.raises(NotImplementedError, match="train_on"):
+        v.learn(10)
+
+
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        ({"num_players": 3}, "heads-up"),
+        ({"rules": "italian"}, "batched engine"),
+    ],
+)
+def test_vine_config_is_checked(over, words):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=words):
+        _cfg(**over)
+
+
+def test_pools_learner_needs_its_steps():
+    from pydantic import ValidationError
+
+    from training.config import TrainConfig
+
+    data = _cfg().model_dump()
+    data["learner"] = "pools"
+    with pytest.raises(ValidationError, match=r"punter\.steps and banker\.steps"):
+        TrainConfig(**data)
+
+
+def _train(*args, timeout=600):
+    cmd = [sys.executable, str(ROOT / "train.py"), *map(str, args)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})  # fmt: skip
+
+
+def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
+    """Two generations of ``learner: vine``: each generation's pair measured exactly (the
+    figure recomputed here from the saved snapshots), the final mixture, and a run stopped
+    after generation 1 and resumed ends with the same weights as the uninterrupted run."""
+    from agents.learned import load_policy
+    from agents.specs import make_agent
+    from siete_env import raw_env, solve
+
+    cfg = _cfg(generations=2,
+               vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000},
+               evaluation={"hands": 300, "punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1,
+                           "generation_hands": 0, "exact": True, "select": "mixture", "mixture_iterations": 2,
+                           "map_hands": 500})  # fmt: skip
+    path = tmp_path / "vine.yaml"
+    path.write_text(yaml.safe_dump(cfg.model_dump()))
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = _train("--config", path, "--run-dir", a, "--no-eval")
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = _train("--config", path, "--run-dir", b, "--no-eval", "--set", "generations=1")
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = _train("--resume", b, "--set", "generations=2", "--no-eval")
+    assert r.returncode == 0, r.stderr[-3000:]
+    st = json.loads((a / "state.json").read_text())
+    assert st["generation"] == 2 and [x["generation"] for x in st["nash_conv"]] == [1, 2]
+    assert st["learn_steps"]["punter"] > 2 * 2 * 300 and st["learn_steps"]["banker"] > 0
+    table = raw_env(2, RULES)
+    g2 = [make_agent(f"ppo:{a / 'gen_002' / f'{r}.zip'}", table) for r in ("punter", "banker")]
+    assert solve.nash_conv(*g2, RULES).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=1e-6)
+    assert st["final"] is not None and set(st["final"]["weights"]["punter"]) == {"gen_001/punter.zip",
+                                                                                  "gen_002/punter.zip"}  # fmt: skip
+    for gen in ("gen_001", "gen_002"):
+        for role in ("punter", "banker"):
+            pa, pb = (load_policy(str(x / gen / f"{role}.zip")) for x in (a, b))
+            for (wa, ba), (wb, bb) in zip(pa.layers, pb.layers, strict=True):
+                np.testing.assert_array_equal(wa, wb)
+                np.testing.assert_array_equal(ba, bb)
+    p1, p2 = (load_policy(str(a / g / "punter.zip")) for g in ("gen_001", "gen_002"))
+    assert any(not np.array_equal(x[0], y[0]) for x, y in zip(p1.layers, p2.layers, strict=True))

@@ -1,0 +1,239 @@
+"""Self-play by branched ("vine") rollouts and an all-actions mirror-descent PPO loss.
+
+The learner ``make train`` runs (``learner: vine`` in a config). Both learners, a punter
+network and a banker network, play each other on the batched engine (the current weights
+of both, sampling their action probabilities); at every decision of the learner's role in
+those hands the table is **branched**: one copy per legal action, each copy played out to
+the end of the hand by the same two networks. The chips each copy ends with are a played
+sample of that action's value ``Q(s, a)`` at the table's full state ``s``. The copies
+share the deck (the cards still to come lie in the same order) and draw their later
+actions from the same random numbers (common random numbers), so the differences between
+the actions' values carry little of the deck's or the sampling's noise.
+
+The policy loss (``VinePPO``, a ``MaskablePPO`` whose loss is replaced) uses every legal
+action's value, the deep magnetic-mirror-descent loss of the field notes with all actions:
+
+    L = - mean_s sum_a pi(a|o) A(s, a) / scale
+        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || uniform)
+
+with ``A(s, a) = Q(s, a) - sum_b pi_rollout(b|o) Q(s, b)`` (``scale``: the top stake). The
+policy sees only its seat's observation ``o``; averaged over the hidden state at ``o``
+the loss is the policy gradient at that information state, with no noise from the action
+taken (every action is valued) and a rarely played action still valued. ``kl_coef`` is the
+mirror-descent step (a KL to the policy that played the hands), ``ent_coef`` the magnet
+(the uniform policy), as in magnetic mirror descent (Sokota et al. 2022). The critic is
+the played hands themselves: no learned value function, no exact value.
+
+The two learners run in two processes (``training.vine_run``): each plays its own hands with
+both networks and branches its own role's decisions; after each iteration they exchange
+weights. A generation is ``vine.iterations`` iterations; each ends with a snapshot
+(``gen_XXX/<role>.zip``, a MaskablePPO model that ``ppo:`` specs, ``evaluate.py`` and
+``play.py`` load as any other) and train.py's exact measures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+
+from siete_env.batched import BatchedTables
+from siete_env.batched import kernels as K
+
+__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor_layers"]
+
+PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
+_CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
+
+
+def actor_layers(policy) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The actor of a ``MaskableActorCriticPolicy`` as ``(W (in, out), b)`` float32 layers
+    (hidden layers, then the action logits)."""
+    import torch.nn as nn
+
+    lins = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)] + [policy.action_net]
+    return [
+        (np.ascontiguousarray(m.weight.detach().cpu().numpy().T, np.float32), m.bias.detach().cpu().numpy().copy())
+        for m in lins
+    ]
+
+
+def _probs(layers, activation: str, x: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Masked softmax of the actor's logits (float32 layers, float64 softmax)."""
+    h = x
+    last = len(layers) - 1
+    for i, (w, b) in enumerate(layers):
+        h = h @ w
+        h += b
+        if i < last:
+            if activation == "tanh":
+                np.tanh(h, out=h)
+            else:
+                np.maximum(h, 0.0, out=h)
+    z = np.where(masks > 0, h.astype(np.float64), -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return p
+
+
+def _draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Actions by inverse transform: ``u`` uniform in [0, 1), one per row."""
+    c = np.cumsum(p, axis=1)
+    return np.minimum((c <= (u * c[:, -1])[:, None]).sum(axis=1), p.shape[1] - 1)
+
+
+@dataclass
+class VineBatch:
+    """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
+    rollout policy's probabilities ``(n, A)`` and each legal action's played value
+    ``q (n, A)`` (the learner's chips; 0 where illegal)."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    probs: np.ndarray
+    q: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+
+class VineSampler:
+    """Heads-up hands between two actor networks on the batched engine, with every
+    decision of one role branched over its legal actions (see the module docstring)."""
+
+    def __init__(self, rules: Any, capacity: int, seed: int, activation: str = "tanh"):
+        self.t = BatchedTables(capacity, 2, rules)
+        self.A, self.D = self.t.A, self.t.folded_size
+        self.rng = np.random.default_rng(seed)
+        self.activation = activation
+        self.steps = 0  # env steps played (every table's every action, main hands and copies)
+
+    def _play_out(self, games: np.ndarray, layers, record: int | None = None, crn=None) -> list:
+        """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
+        decisions of that role are returned as ``(obs, masks, probs, state rows)``."""
+        t, st = self.t, self.t.state
+        active = games
+        out = []
+        if crn is not None:
+            family, U, count = crn
+        while len(active):
+            active = active[st[active, K.PHASE] != K.P_OVER]
+            if not len(active):
+                break
+            obs, masks = t.observe(active, fold=True)
+            banker = st[active, K.SEAT] == st[active, K.BANKER]
+            acts = np.empty(len(active), np.int64)
+            for role, sel in ((PUNTER, ~banker), (BANKER, banker)):
+                if not sel.any():
+                    continue
+                p = _probs(layers[role], self.activation, obs[sel], masks[sel])
+                g = active[sel]
+                if crn is None:
+                    u = self.rng.random(len(g))
+                else:
+                    u = U[family[g], np.minimum(count[g], U.shape[1] - 1)]
+                    count[g] += 1
+                acts[sel] = _draw(p, u)
+                if record == role:
+                    out.append((obs[sel], masks[sel], p, st[g].copy()))
+            t.apply(active, acts)
+            self.steps += len(active)
+        return out
+
+    def sample(self, hands: int, layers, role: int) -> VineBatch:
+        """``hands`` hands between the actors ``layers`` (per role), every decision of
+        ``role`` branched (see the module docstring)."""
+        t = self.t
+        cap = t.N
+        parts: list = []
+        for s in range(0, hands, cap):  # the main hands, in blocks of the tables there are
+            g = np.arange(min(cap, hands - s))
+            t.start(g, np.ones(len(g), np.int64), t.shuffled_decks(len(g), self.rng))  # the banker at seat 1
+            parts += self._play_out(g, layers, record=role)
+        obs = np.concatenate([x[0] for x in parts])
+        masks = np.concatenate([x[1] for x in parts])
+        probs = np.concatenate([x[2] for x in parts])
+        rows = np.concatenate([x[3] for x in parts])
+        seat = 1 if role == BANKER else 0
+        q = np.zeros(masks.shape, np.float32)
+        di, ai = np.nonzero(masks)  # one copy per (decision, legal action)
+        U = self.rng.random((len(obs), _CRN_DRAWS))
+        family = np.zeros(cap, np.int64)
+        count = np.zeros(cap, np.int64)
+        for s in range(0, len(di), cap):
+            d, a = di[s : s + cap], ai[s : s + cap]
+            g = np.arange(len(d))
+            t.state[g] = rows[d]
+            t.apply(g, a)
+            family[g], count[g] = d, 0
+            self._play_out(g, layers, crn=(family, U, count))
+            q[d, a] = t.chips[g, seat]
+        return VineBatch(obs, masks, probs, q)
+
+
+class VinePPO(MaskablePPO):
+    """``MaskablePPO`` trained on branched decisions (``VineBatch``) with the
+    all-actions mirror-descent loss of the module docstring: ``kl_coef`` weighs the KL
+    to the rollout policy, ``ent_coef`` the KL to the uniform policy. SB3's rollout
+    collection and its clipped loss are not used (``learn`` refuses); the model saves
+    and loads as a ``MaskablePPO`` (its policy is an ordinary
+    ``MaskableActorCriticPolicy``)."""
+
+    def __init__(self, *args, kl_coef: float = 0.0, value_scale: float = 1.0, **kwargs):
+        self.kl_coef = float(kl_coef)
+        self.value_scale = float(value_scale)
+        super().__init__(*args, **kwargs)
+        self._gen = th.Generator().manual_seed(int(self.seed or 0) % 2**63)  # minibatch order
+
+    def reseed(self, seed: int) -> None:
+        """The minibatch order's generator from ``seed`` (a generation's own seed)."""
+        self._gen = th.Generator().manual_seed(seed % 2**63)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_gen"]
+
+    def learn(self, *args, **kwargs):  # noqa: D102
+        raise NotImplementedError("VinePPO learns from VineBatch samples: train_on(batch)")
+
+    def train_on(self, batch: VineBatch, steps: int) -> dict[str, float]:
+        """``steps`` gradient steps of the loss over ``batch`` (minibatches of
+        ``len(batch) / steps`` decisions, one pass); returns the losses' means."""
+        pol = self.policy
+        pol.set_training_mode(True)
+        lr = self.lr_schedule(1.0)  # constant within a generation (train.py sets it per generation)
+        for group in pol.optimizer.param_groups:
+            group["lr"] = lr
+        x = th.as_tensor(batch.obs)
+        legal = th.as_tensor(batch.masks > 0)
+        q = th.as_tensor(batch.q, dtype=th.float32) / self.value_scale
+        old = th.as_tensor(batch.probs, dtype=th.float32)
+        adv = (q - (old * q).sum(1, keepdim=True)) * legal
+        log_old = th.log(old.clamp_min(1e-30))
+        log_n = th.log(legal.sum(1).float())
+        n = len(batch)
+        size = -(-n // max(1, steps))
+        perm = th.randperm(n, generator=self._gen)
+        stats = []
+        for s in range(0, n, size):
+            i = perm[s : s + size]
+            latent = pol.mlp_extractor.forward_actor(pol.extract_features(x[i], pol.pi_features_extractor))
+            z = pol.action_net(latent).masked_fill(~legal[i], -1e9)
+            logp = th.log_softmax(z, 1)
+            p = logp.exp()
+            logp = th.where(legal[i], logp, th.zeros_like(logp))
+            pg = -(p * adv[i]).sum(1).mean()
+            kl_old = (p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1).mean()
+            kl_uniform = ((p * logp).sum(1) + log_n[i]).mean()
+            loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_uniform
+            pol.optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
+            pol.optimizer.step()
+            stats.append((pg.item(), kl_old.item(), kl_uniform.item()))
+        self._n_updates += 1
+        m = np.mean(stats, axis=0)
+        return {"policy_gradient_loss": float(m[0]), "kl_rollout": float(m[1]), "kl_uniform": float(m[2])}

@@ -1,0 +1,187 @@
+"""``learner: vine``: the two learner processes of ``training.vine`` and the loop that
+drives them generation by generation (``train.py`` calls ``train_vine``).
+
+Each iteration both learners get the other's newest weights, play their hands, branch
+their own role's decisions, take ``vine.steps`` gradient steps and send back their
+weights: simultaneous updates, both meeting the other's weights of the iteration before.
+After ``vine.iterations`` iterations the generation's snapshots are saved and train.py
+measures them (the exact NashConv of the pair)."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.config import TrainConfig
+from training.learners import derive_seed, make_model, make_venv
+from training.runs import ROLES, RunState, hold_as_learner
+
+__all__ = ["train_vine", "vine_learner"]
+
+
+def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter,
+                 parent_pid: int) -> None:  # fmt: skip
+    """A learner process of ``learner: vine``. Requests: ``("iterate", gen, it, other_layers)``
+    -> ``("ok", own_layers, stats)``; ``("save", rel)`` -> ``("ok", rel)``; ``None``: stop.
+    ``counter`` counts the env steps it plays (main hands and branches)."""
+    import signal
+
+    from siete_env.processes import die_with_parent
+
+    die_with_parent(parent_pid)
+    _lock = hold_as_learner(run_dir)  # noqa: F841  (held until the process ends)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    try:
+        import torch
+
+        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+
+        cfg = TrainConfig(**cfg_data)
+        torch.set_num_threads(cfg.threads)
+        torch.set_flush_denormal(True)
+        root = Path(run_dir)
+        i = ROLES.index(role)
+        ppo = getattr(cfg, role).ppo
+        v = cfg.vine
+        venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), role, derive_seed(cfg.seed, 1, i))
+        if snapshot:
+            model = VinePPO.load(root / snapshot, env=venv, device="cpu")
+        else:
+            model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
+                               extra={"kl_coef": ppo.kl_coef, "value_scale": v.value_scale})  # fmt: skip
+        from stable_baselines3.common.logger import configure
+
+        model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
+        sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i), ppo.activation)
+        me = PUNTER if role == "punter" else BANKER
+        hands = v.punter_hands if role == "punter" else v.banker_hands
+    except Exception as e:  # noqa: BLE001  (reported to the main process)
+        conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", None))
+        conn.close()
+        return
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        try:
+            if msg[0] == "layers":
+                conn.send(("ok", actor_layers(model.policy), None))
+                continue
+            if msg[0] == "save":
+                (root / msg[1]).parent.mkdir(parents=True, exist_ok=True)
+                model.save(root / msg[1])
+                conn.send(("ok", msg[1], None))
+                continue
+            _, gen, it, other = msg
+            if it == 1:  # a generation starts: its own seeds (an exact resume)
+                seed = derive_seed(cfg.seed, 3, gen, i)
+                sampler.rng = np.random.default_rng(seed)
+                model.reseed(seed)
+                model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
+                model._setup_lr_schedule()
+            layers = [None, None]
+            layers[me] = actor_layers(model.policy)
+            layers[1 - me] = other
+            t0 = time.perf_counter()
+            before = sampler.steps
+            batch = sampler.sample(hands, layers, me)
+            t1 = time.perf_counter()
+            stats = model.train_on(batch, v.steps)
+            t2 = time.perf_counter()
+            steps = sampler.steps - before
+            with counter.get_lock():
+                counter.value += steps
+            stats.update(decisions=len(batch), env_steps=steps, sample_seconds=t1 - t0, train_seconds=t2 - t1)
+            model.num_timesteps += steps
+            for k, val in stats.items():
+                model.logger.record(f"vine/{k}", val)
+            model.logger.dump(model.num_timesteps)
+            conn.send(("ok", actor_layers(model.policy), stats))
+        except Exception as e:  # noqa: BLE001  (reported to the main process)
+            conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", None))
+            break
+    conn.close()
+
+
+def _ask(conns, procs, messages: dict[str, Any]) -> dict[str, Any]:
+    """Send each learner its message and wait for both answers (``(payload, stats)``)."""
+    for role, m in messages.items():
+        conns[role].send(m)
+    out = {}
+    for role in messages:
+        try:
+            status, payload, stats = conns[role].recv()
+        except (EOFError, OSError):
+            raise RuntimeError(f"the {role} learner process died (exit code {procs[role].exitcode})") from None
+        if status != "ok":
+            raise RuntimeError(payload)
+        out[role] = (payload, stats)
+    return out
+
+
+def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float, after_generation) -> None:
+    """Run the remaining generations of a ``learner: vine`` run; ``after_generation(gen)``
+    measures and records each generation (train.py's exact measures and state)."""
+    import multiprocessing as mp
+
+    from tqdm.auto import tqdm
+
+    ctx = mp.get_context("spawn")
+    procs, conns, counters = {}, {}, {}
+    for role in ROLES:
+        parent, child = ctx.Pipe()
+        counters[role] = ctx.Value("q", 0)
+        snaps = state.snapshots(role)
+        procs[role] = ctx.Process(
+            target=vine_learner,
+            args=(
+                role,
+                cfg.model_dump(),
+                str(run_dir),
+                snaps[-1] if snaps else None,
+                child,
+                counters[role],
+                __import__("os").getpid(),
+            ),  # fmt: skip
+            daemon=True,
+        )
+        procs[role].start()
+        child.close()
+        conns[role] = parent
+    v = cfg.vine
+    bar = tqdm(total=v.iterations * cfg.generations, initial=v.iterations * state.generation, unit="it",
+               dynamic_ncols=True, desc="training")  # fmt: skip
+    try:
+        # each learner's newest weights (the actors' layers), from the learners themselves
+        layers = {r: payload for r, (payload, _) in _ask(conns, procs, dict.fromkeys(ROLES, ("layers",))).items()}
+        for gen in range(state.generation + 1, cfg.generations + 1):
+            bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
+            t0 = time.perf_counter()
+            for it in range(1, v.iterations + 1):
+                msgs = {r: ("iterate", gen, it, layers[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
+                out = _ask(conns, procs, msgs)
+                layers = {r: out[r][0] for r in ROLES}
+                for r in ROLES:
+                    st = out[r][1]
+                    state.learn_steps[r] += st["env_steps"]
+                    state.learn_seconds[r] += st["sample_seconds"] + st["train_seconds"]
+                bar.update(1)
+            state.learn_wall_seconds += time.perf_counter() - t0
+            saved = _ask(conns, procs, {r: ("save", f"gen_{gen:03d}/{r}.zip") for r in ROLES})
+            for r in ROLES:
+                state.snapshots(r).append(saved[r][0])
+            after_generation(gen)
+    finally:
+        bar.close()
+        for role, c in conns.items():
+            try:
+                c.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+            procs[role].join(timeout=30)
+            if procs[role].is_alive():
+                procs[role].terminate()
