@@ -29,13 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def measure(config: str, role: str, steps: int) -> tuple[float, float]:
-    """``(env steps per second in learn(), share of it stepping the environments)``."""
+def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
+    """``(env steps per second in learn(), share of it stepping the environments, decisions
+    in the loss per second)``; a ``learner: vine`` config is measured by ``measure_vine``."""
     from agents.specs import AgentSpec
     from train import derive_seed, load_config, make_model, make_venv
     from training.runs import ROLES
 
     cfg = load_config(config)
+    if cfg.learner == "vine":
+        return measure_vine(cfg, role)
     other = "banker" if role == "punter" else "punter"
     venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, ROLES.index(role)))
     model = make_model(getattr(cfg, role), venv, 0, None)
@@ -62,7 +65,39 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float]:
     t0 = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     dt = time.perf_counter() - t0
-    return (model.num_timesteps - before) / dt, env_time[0] / dt
+    rate = (model.num_timesteps - before) / dt
+    return rate, env_time[0] / dt, rate  # PPO's loss sees each env step once per epoch
+
+
+def measure_vine(cfg, role: str) -> tuple[float, float, float]:
+    """One iteration of the vine learner (``training.vine``) as ``learner: vine`` runs it:
+    the config's hands against an untrained network of the other role, every decision of
+    the role branched, then ``vine.steps`` gradient steps. Env steps count every batched
+    table's every action (the main hands and the branches' copies); the share is the time
+    spent playing them (the engine and both networks); the third figure the decisions the
+    loss is computed over (each with every legal action's value)."""
+    from train import derive_seed, make_model, make_venv
+    from training.runs import ROLES
+    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+
+    models = []
+    for i, r in enumerate(ROLES):
+        venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, derive_seed(cfg.seed, 1, i))
+        p = getattr(cfg, r).ppo
+        models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
+                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine.value_scale}))  # fmt: skip
+    me = PUNTER if role == "punter" else BANKER
+    hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, role).ppo.activation)
+    layers = [actor_layers(m.policy) for m in models]
+    models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up (kernels, buffers)
+    before = sampler.steps
+    t0 = time.perf_counter()
+    batch = sampler.sample(hands, layers, me)
+    t1 = time.perf_counter()
+    models[me].train_on(batch, cfg.vine.steps)
+    dt = time.perf_counter() - t0
+    return (sampler.steps - before) / dt, (t1 - t0) / dt, len(batch) / dt
 
 
 def main() -> None:
@@ -83,14 +118,18 @@ def main() -> None:
     print(f"AEC engine: {'compiled' if siete_env.COMPILED else 'pure Python'}; {args.steps:,} steps per measure")
     for role in args.roles:
         rates: dict[str, list[float]] = {c: [] for c in args.configs}
+        trained: dict[str, list[float]] = {c: [] for c in args.configs}
         for _ in range(args.repeat):
             for config in args.configs:
-                rate, env_share = measure(config, role, args.steps)
+                rate, env_share, per_loss = measure(config, role, args.steps)
                 rates[config].append(rate)
-                print(f"{role:6s} {config:32s}: {rate:8,.0f} env steps/s in learn(), {env_share:5.1%} stepping the envs",
-                      flush=True)  # fmt: skip
+                trained[config].append(per_loss)
+                print(f"{role:6s} {config:32s}: {rate:10,.0f} env steps/s in learning, {env_share:5.1%} stepping "
+                      f"the envs, {per_loss:9,.0f} decisions/s in the loss", flush=True)  # fmt: skip
         a, b = (statistics.median(rates[c]) for c in args.configs)
-        print(f"{role:6s} median {a:,.0f} against {b:,.0f}: {a / b:.2f}x", flush=True)
+        x, y = (statistics.median(trained[c]) for c in args.configs)
+        print(f"{role:6s} median env steps/s {a:,.0f} against {b:,.0f}: {a / b:.2f}x; "
+              f"decisions in the loss/s {x:,.0f} against {y:,.0f}: {x / y:.2f}x", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
