@@ -266,3 +266,13 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
                 np.testing.assert_array_equal(ba, bb)
     p1, p2 = (load_policy(str(a / g / "punter.zip")) for g in ("gen_001", "gen_002"))
     assert any(not np.array_equal(x[0], y[0]) for x, y in zip(p1.layers, p2.layers, strict=True))
+
+
+@pytest.mark.parametrize("key", ["punter.steps", "opponents.exploiter_share", "rounds", "banker.baseline_share"])
+def test_the_pools_keys_are_refused_by_the_vine_learner(key):
+    from training.config import load_config
+
+    path = Path(__file__).resolve().parent.parent / "configs" / "train" / "vine.yaml"
+    value = {"punter.steps": 1000, "opponents.exploiter_share": 0.2, "rounds": 2, "banker.baseline_share": 0.1}[key]
+    with pytest.raises(ValueError, match=rf"does not use {key}.*vine\.iterations"):
+        load_config(path, [f"{key}={value}"])

@@ -316,6 +316,22 @@ class TrainConfig(_Strict):
             return self
         if self.num_players != 2:
             raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
+
+        # the pools' keys mean nothing to the vine learner: given other values, they are refused, not ignored
+        def changed(model, keys: tuple[str, ...], prefix: str) -> list[str]:
+            fields = type(model).model_fields
+            return [prefix + k for k in keys if getattr(model, k) != fields[k].get_default(call_default_factory=True)]
+
+        unused = changed(self, ("rounds",), "")
+        for r in ("punter", "banker"):
+            unused += changed(getattr(self, r), ("steps", "baseline_share"), f"{r}.")
+        unused += changed(self.opponents, ("snapshots", "weighting", "exploiter_share", "newest_share", "copunters"),
+                          "opponents.")  # fmt: skip
+        if unused:
+            raise ValueError(
+                f"learner: vine does not use {', '.join(unused)} (the pools' keys; its budget is vine.iterations, "
+                "vine.punter_hands, vine.banker_hands, vine.steps): remove them, or use learner: pools"
+            )
         from siete_env.batched import check_rules
 
         try:
