@@ -4,7 +4,7 @@
     python benchmarks/br_learning_curve.py banker ppo:runs/default-s0/gen_006/punter.zip:sample \
         1200000 300000 runs/br-curve [banker.ppo.learning_rate=1e-3 ...]
 
-A learner of ROLE with the settings of configs/train/default.yaml (changed by KEY=VALUE
+A learner of ROLE with the settings of configs/train/exploiters.yaml (changed by KEY=VALUE
 overrides, as train.py's --set) trains against OPPONENT alone on the batched engine; every
 CHECK_EVERY env steps its exact value against OPPONENT (sampling and greedy) is printed
 beside the exact best response's, and the rows are written to OUT/rows.json.
@@ -31,7 +31,9 @@ def main() -> int:
         return 2
     torch.set_num_threads(1)
     role, opp, steps, every, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
-    cfg = load_config(None, sys.argv[6:])  # configs/train/default.yaml, with the overrides
+    cfg = load_config(
+        Path(__file__).resolve().parent.parent / "configs/train/exploiters.yaml", sys.argv[6:]
+    )  # with the overrides
     out.mkdir(parents=True, exist_ok=True)
     venv = make_venv(cfg, role, 1)
     venv.env_method("set_opponents", {opp: 1.0}, None)

@@ -3,7 +3,7 @@ while it learns against a pool built as the config's later generations build it 
 heuristics for ``<role>.baseline_share`` of the hands, the exploiter share against an
 exact best-response table, the rest against a snapshot of the other role).
 
-    python benchmarks/profile_learner.py [--config configs/train/default.yaml] [--role banker] [--steps 40000]
+    python benchmarks/profile_learner.py [--config configs/train/exploiters.yaml] [--role banker] [--steps 40000]
 
 Prints the share of ``learn()`` in: PPO updates (``train``), the learner's own network in
 the rollouts, the environment (the batched kernels or the AEC engine), the opponents'
@@ -34,7 +34,7 @@ GROUPS = [
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", default="configs/train/default.yaml")
+    ap.add_argument("--config", default="configs/train/exploiters.yaml")  # a pools learner: vine has no learn()
     ap.add_argument("--role", default="banker", choices=["punter", "banker"])
     ap.add_argument("--steps", type=int, default=40_000)
     ap.add_argument("--top", type=int, default=15)

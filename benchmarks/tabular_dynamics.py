@@ -109,7 +109,6 @@ Sh = np.zeros_like(hit)
 Sr = np.zeros_like(hit)
 
 
-
 def values(bet, draw, hit):
     cf.bet, cf.draw, cf.hit = bet, draw, hit
     Wst, _ = ev.punter_forward(bet, draw)

@@ -1,19 +1,22 @@
 """A learner's env steps per second under two training configs, in one run: by default the
-main run's (``configs/train/default.yaml``: the batched engine, snapshots sampling) against
-the one ``make train`` ran before (``configs/train/pools.yaml``: SB3's DummyVecEnv of the
-AEC engine, heuristic pools).
+main run's (``configs/train/default.yaml``: the vine learner) against the recipe ``make
+train`` ran before it (``configs/train/exploiters.yaml``: MaskablePPO on the batched engine
+against pools of snapshots and exploiters); ``--configs`` takes any two (``pools.yaml``:
+SB3's DummyVecEnv of the AEC engine, the default before issue 21).
 
     python benchmarks/train_speed.py [--steps 40000] [--repeat 2] [--roles punter banker]
-                                     [--configs configs/train/default.yaml configs/train/pools.yaml]
+                                     [--configs configs/train/default.yaml configs/train/exploiters.yaml]
 
-For each role and config, MaskablePPO (the config's own hyperparameters, environments and
-PPO class, one torch thread) learns ``--steps`` env steps against a pool built as the
-config's first generations build it: its heuristics for ``<role>.baseline_share`` of the
-hands, the rest against a snapshot of the other role (a MaskablePPO model of the config's
-shape, untrained, playing as the config's snapshots play: greedy or sampling). Prints env
-steps per second of ``learn()``, the share of it spent stepping the environments (the
-opponents' decisions included), and the ratio of the first config to the second, per role.
-The configs alternate ``--repeat`` times (the machine's speed drifts); the median counts.
+For a ``learner: pools`` config, MaskablePPO (the config's own hyperparameters,
+environments and PPO class, one torch thread) learns ``--steps`` env steps against a pool
+built as the config's first generations build it: its heuristics for
+``<role>.baseline_share`` of the hands, the rest against a snapshot of the other role (a
+MaskablePPO model of the config's shape, untrained, playing as the config's snapshots
+play: greedy or sampling). A ``learner: vine`` config runs one iteration of its learner
+(``measure_vine``). Prints env steps per second of learning, the share of it spent
+stepping the environments (the opponents' decisions included), the decisions the loss is
+computed over per second, and the ratios of the first config to the second, per role. The
+configs alternate ``--repeat`` times (the machine's speed drifts); the median counts.
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--roles", nargs="+", default=["punter", "banker"], choices=["punter", "banker"])
     ap.add_argument(
-        "--configs", nargs=2, default=["configs/train/default.yaml", "configs/train/pools.yaml"], metavar="CONFIG"
+        "--configs", nargs=2, default=["configs/train/default.yaml", "configs/train/exploiters.yaml"], metavar="CONFIG"
     )
     args = ap.parse_args()
 

@@ -67,11 +67,15 @@ def test_default_config_is_valid():
     cfg = load_config()
     assert isinstance(cfg, TrainConfig)
     assert cfg == load_config(DEFAULT_CONFIG)
-    # the main run trains in the exactly measured game, mostly against the other learner
+    # the main run trains in the exactly measured game, the two learners against each other
     assert cfg.rules == {"preset": "spanish", "max_splits": 0} and cfg.num_players == 2
     assert cfg.evaluation.exact and cfg.evaluation.select == "mixture"
-    assert cfg.punter.baseline_share <= 0.1 and cfg.banker.baseline_share <= 0.1
-    assert cfg.opponents.exploiter_share > 0 and cfg.vec_env == "batched"
+    assert cfg.learner == "vine" and cfg.vec_env == "batched"
+    # the previous recipe: pools mostly of snapshots and exploiters, few heuristics
+    old = load_config(ROOT / "configs" / "train" / "exploiters.yaml")
+    assert old.learner == "pools" and old.rules == cfg.rules
+    assert old.punter.baseline_share <= 0.1 and old.banker.baseline_share <= 0.1
+    assert old.opponents.exploiter_share > 0
 
 
 @pytest.mark.parametrize(
@@ -410,7 +414,9 @@ def test_mixtures_need_the_exact_evaluator(overrides, allowed):
         load_config(pools, overrides)
     assert allowed in str(err.value) and "(top level)" in str(err.value)
     assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
-    with pytest.raises(ValueError, match="need rules the exact evaluator covers"):  # the main config asks for both
+    with pytest.raises(
+        ValueError, match="needs rules the exact evaluator covers"
+    ):  # the main config asks for a mixture
         load_config(None, ["rules=spanish"])
 
 
