@@ -270,9 +270,9 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
 
 @pytest.mark.parametrize("key", ["punter.steps", "opponents.exploiter_share", "rounds", "banker.baseline_share"])
 def test_the_pools_keys_are_refused_by_the_vine_learner(key):
-    from training.config import load_config
+    from training.config import DEFAULT_CONFIG, load_config
 
-    path = Path(__file__).resolve().parent.parent / "configs" / "train" / "vine.yaml"
+    path = DEFAULT_CONFIG  # make train's: learner vine
     value = {"punter.steps": 1000, "opponents.exploiter_share": 0.2, "rounds": 2, "banker.baseline_share": 0.1}[key]
     with pytest.raises(ValueError, match=rf"does not use {key}.*vine\.iterations"):
         load_config(path, [f"{key}={value}"])
