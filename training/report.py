@@ -436,7 +436,8 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
         "",
         f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
-        f"- **Training throughput** (env steps per second during `learn()`): punter {tp['punter']:,.0f}, "
+        "- **Training throughput** (env steps per second while learning: `learn()`, or the vine learner's "
+        f"iterations, branches included): punter {tp['punter']:,.0f}, "
         f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
         f"({report['learn_steps']['punter'] + report['learn_steps']['banker']:,} steps in "
         f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
