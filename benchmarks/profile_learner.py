@@ -9,7 +9,10 @@ Prints the share of ``learn()`` in: PPO updates (``train``), the learner's own n
 the rollouts, the environment (the batched kernels or the AEC engine), the opponents'
 decisions (snapshots, tables, heuristics), and the rest; then the top functions. The
 snapshot is an untrained network of the config's shape; the best-response table is the
-exact best response to it (computed first, not timed).
+exact best response to it (computed first, not timed). A ``learner: vine`` config
+(``configs/train/default.yaml``) is profiled over one iteration of its learner instead
+(``profile_vine``: playing the hands and their branches, the networks' share of it, the
+engine's, the gradient steps).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ GROUPS = [
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", default="configs/train/exploiters.yaml")  # a pools learner: vine has no learn()
+    ap.add_argument("--config", default="configs/train/exploiters.yaml")  # a learner: vine config: profile_vine
     ap.add_argument("--role", default="banker", choices=["punter", "banker"])
     ap.add_argument("--steps", type=int, default=40_000)
     ap.add_argument("--top", type=int, default=15)
@@ -44,11 +47,13 @@ def main() -> None:
 
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
-    from train import _save_best_responses, derive_seed, load_config, make_model, make_venv
+    from training.train_cli import _save_best_responses, derive_seed, load_config, make_model, make_venv
     from training.runs import ROLES
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)
+    if cfg.learner == "vine":
+        return profile_vine(cfg, args)
     role, other = args.role, ("banker" if args.role == "punter" else "punter")
     folder = Path(tempfile.mkdtemp())
     snaps = {}
@@ -87,6 +92,55 @@ def main() -> None:
     shares["the rest (rollout buffer, SB3's bookkeeping)"] = 1 - sum(shares.values())
     for label, share in shares.items():
         print(f"  {label:48s} {share:6.1%}")
+    st.sort_stats("tottime").print_stats(args.top)
+
+
+def profile_vine(cfg, args) -> None:
+    """One iteration of a ``learner: vine`` learner (``training.vine``) under the profiler:
+    the config's hands against an untrained network of the other role, every decision of
+    the role branched, then its gradient steps."""
+    from train import make_model, make_venv
+    from training.runs import ROLES
+    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+
+    models = []
+    for i, r in enumerate(ROLES):
+        p = getattr(cfg, r).ppo
+        venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, i)
+        models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
+                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine.value_scale}))  # fmt: skip
+    me = PUNTER if args.role == "punter" else BANKER
+    hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, args.role).ppo.activation)
+    layers = [actor_layers(m.policy) for m in models]
+    models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up
+
+    def iteration():
+        batch = sampler.sample(hands, layers, me)
+        models[me].train_on(batch, cfg.vine.steps)
+        return batch
+
+    prof = cProfile.Profile()
+    before = sampler.steps
+    t0 = time.perf_counter()
+    batch = prof.runcall(iteration)
+    dt = time.perf_counter() - t0
+    st = pstats.Stats(prof)
+    total = max(v[3] for v in st.stats.values())
+
+    def cum(name: str) -> float:
+        return sum(v[3] for (f, _, fn), v in st.stats.items() if f.endswith("vine.py") and fn == name)
+
+    def own(*names: str) -> float:
+        return sum(v[2] for (_, _, fn), v in st.stats.items() if fn in names)
+
+    play, train, nets = cum("sample"), cum("train_on"), cum("_probs")
+    engine = own("observe_batch", "apply_batch", "start_batch")
+    print(f"{args.role} vine learner of {args.config}: one iteration of {hands:,} hands, {len(batch):,} branched "
+          f"decisions, {sampler.steps - before:,} env steps in {dt:.2f} s under the profiler")  # fmt: skip
+    for label, x in (("playing (main hands and branches)", play), ("  the two networks' forward passes", nets),
+                     ("  the batched engine (observe, apply, start)", engine), ("gradient steps (train_on)", train)):  # fmt: skip
+        print(f"  {label:48s} {x / total:6.1%}")
     st.sort_stats("tottime").print_stats(args.top)
 
 
