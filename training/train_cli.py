@@ -206,16 +206,17 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     started = time.perf_counter() - state.wall_seconds  # a resumed run goes on counting
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
+
+    def after_generation(gen: int) -> None:  # the measures and the state after each generation
+        _generation_report(cfg, run_dir, state, gen, pop)
+        state.wall_seconds = time.perf_counter() - started
+        if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
+            state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
+        state.generation = gen
+        state.save(run_dir)
+
     if cfg.learner == "vine":
         from training.vine_run import train_vine
-
-        def after_generation(gen: int) -> None:
-            _generation_report(cfg, run_dir, state, gen, pop)
-            state.wall_seconds = time.perf_counter() - started
-            if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
-                state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
-            state.generation = gen
-            state.save(run_dir)
 
         train_vine(cfg, run_dir, state, started, after_generation)
         return _finish(cfg, run_dir, state, pop, started)
@@ -224,27 +225,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     # its own pool of threads, one per core, fights the other learner for the cores
     for var in _BLAS_VARS:  # those not set outside
         os.environ[var] = str(cfg.threads)
-    procs, conns, counters = {}, {}, {}
-    for role in ROLES:
-        parent, child = ctx.Pipe()
-        counters[role] = ctx.Value("q", 0)
-        snaps = state.snapshots(role)
-        procs[role] = ctx.Process(
-            target=_learner,
-            args=(
-                role,
-                cfg.model_dump(),
-                str(run_dir),
-                snaps[-1] if snaps else None,
-                child,
-                counters[role],
-                os.getpid(),
-            ),
-            daemon=True,
-        )
-        procs[role].start()
-        child.close()  # only the learner holds its end: its death then reads as EOF here
-        conns[role] = parent
+    procs, conns, counters = start_learners(ctx, _learner, cfg, run_dir, state)
     rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
     per_round = -(-np.array([cfg.punter.steps, cfg.banker.steps]) // cfg.rounds)
     per_gen = int(sum(-(-per_round // rollout) * rollout)) * cfg.rounds  # whole rollouts
@@ -306,23 +287,50 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                         else:
                             newest[role] = rel
                     state.learn_wall_seconds += time.perf_counter() - t0
-            _generation_report(cfg, run_dir, state, gen, pop)
-            state.wall_seconds = time.perf_counter() - started
-            if state.nash_conv and state.nash_conv[-1]["generation"] == gen:
-                state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
-            state.generation = gen
-            state.save(run_dir)
+            after_generation(gen)
     finally:
         bar.close()
-        for role, c in conns.items():
-            try:
-                c.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-            procs[role].join(timeout=30)
-            if procs[role].is_alive():
-                procs[role].terminate()
+        stop_learners(conns, procs)
     return _finish(cfg, run_dir, state, pop, started)
+
+
+def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
+    """Both learner processes (``target(role, cfg_data, run_dir, snapshot, conn, counter,
+    parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role."""
+    procs, conns, counters = {}, {}, {}
+    for role in ROLES:
+        parent, child = ctx.Pipe()
+        counters[role] = ctx.Value("q", 0)
+        snaps = state.snapshots(role)
+        procs[role] = ctx.Process(
+            target=target,
+            args=(
+                role,
+                cfg.model_dump(),
+                str(run_dir),
+                snaps[-1] if snaps else None,
+                child,
+                counters[role],
+                os.getpid(),
+            ),  # fmt: skip
+            daemon=True,
+        )
+        procs[role].start()
+        child.close()  # only the learner holds its end: its death then reads as EOF here
+        conns[role] = parent
+    return procs, conns, counters
+
+
+def stop_learners(conns: dict, procs: dict) -> None:
+    """Ask both learners to stop, wait for them, terminate one that does not."""
+    for role, c in conns.items():
+        try:
+            c.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        procs[role].join(timeout=30)
+        if procs[role].is_alive():
+            procs[role].terminate()
 
 
 def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: float) -> RunState:

@@ -130,28 +130,10 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
 
     from tqdm.auto import tqdm
 
+    from training.train_cli import start_learners, stop_learners
+
     ctx = mp.get_context("spawn")
-    procs, conns, counters = {}, {}, {}
-    for role in ROLES:
-        parent, child = ctx.Pipe()
-        counters[role] = ctx.Value("q", 0)
-        snaps = state.snapshots(role)
-        procs[role] = ctx.Process(
-            target=vine_learner,
-            args=(
-                role,
-                cfg.model_dump(),
-                str(run_dir),
-                snaps[-1] if snaps else None,
-                child,
-                counters[role],
-                __import__("os").getpid(),
-            ),  # fmt: skip
-            daemon=True,
-        )
-        procs[role].start()
-        child.close()
-        conns[role] = parent
+    procs, conns, _ = start_learners(ctx, vine_learner, cfg, run_dir, state)
     v = cfg.vine
     bar = tqdm(total=v.iterations * cfg.generations, initial=v.iterations * state.generation, unit="it",
                dynamic_ncols=True, desc="training")  # fmt: skip
@@ -177,11 +159,4 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
             after_generation(gen)
     finally:
         bar.close()
-        for role, c in conns.items():
-            try:
-                c.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-            procs[role].join(timeout=30)
-            if procs[role].is_alive():
-                procs[role].terminate()
+        stop_learners(conns, procs)
