@@ -47,8 +47,8 @@ def main() -> None:
 
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
-    from training.train_cli import _save_best_responses, derive_seed, load_config, make_model, make_venv
     from training.runs import ROLES
+    from training.train_cli import _save_best_responses, derive_seed, load_config, make_model, make_venv
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)

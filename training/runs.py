@@ -16,10 +16,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.specs import AgentSpec
 from siete_env.rules import cut
+
+if TYPE_CHECKING:
+    from training.config import TrainConfig
 
 ROLES = ("punter", "banker")
 STATE_FILE = "state.json"
@@ -260,3 +263,42 @@ __all__ = [
     "json_text",
     "write_json",
 ]
+
+
+def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
+    """Both learner processes (``target(role, cfg_data, run_dir, snapshot, conn, counter,
+    parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role."""
+    procs, conns, counters = {}, {}, {}
+    for role in ROLES:
+        parent, child = ctx.Pipe()
+        counters[role] = ctx.Value("q", 0)
+        snaps = state.snapshots(role)
+        procs[role] = ctx.Process(
+            target=target,
+            args=(
+                role,
+                cfg.model_dump(),
+                str(run_dir),
+                snaps[-1] if snaps else None,
+                child,
+                counters[role],
+                os.getpid(),
+            ),  # fmt: skip
+            daemon=True,
+        )
+        procs[role].start()
+        child.close()  # only the learner holds its end: its death then reads as EOF here
+        conns[role] = parent
+    return procs, conns, counters
+
+
+def stop_learners(conns: dict, procs: dict) -> None:
+    """Ask both learners to stop, wait for them, terminate one that does not."""
+    for role, c in conns.items():
+        try:
+            c.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        procs[role].join(timeout=30)
+        if procs[role].is_alive():
+            procs[role].terminate()

@@ -50,7 +50,16 @@ from agents.specs import AgentSpec  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
 from training.learners import derive_seed, make_model, make_venv  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
-from training.runs import FINAL_TABLES, ROLES, FinalMixture, RunState, hold_as_learner, lock_run_dir  # noqa: E402
+from training.runs import (  # noqa: E402
+    FINAL_TABLES,
+    ROLES,
+    FinalMixture,
+    RunState,
+    hold_as_learner,
+    lock_run_dir,
+    start_learners,
+    stop_learners,
+)
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -292,45 +301,6 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
         bar.close()
         stop_learners(conns, procs)
     return _finish(cfg, run_dir, state, pop, started)
-
-
-def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
-    """Both learner processes (``target(role, cfg_data, run_dir, snapshot, conn, counter,
-    parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role."""
-    procs, conns, counters = {}, {}, {}
-    for role in ROLES:
-        parent, child = ctx.Pipe()
-        counters[role] = ctx.Value("q", 0)
-        snaps = state.snapshots(role)
-        procs[role] = ctx.Process(
-            target=target,
-            args=(
-                role,
-                cfg.model_dump(),
-                str(run_dir),
-                snaps[-1] if snaps else None,
-                child,
-                counters[role],
-                os.getpid(),
-            ),  # fmt: skip
-            daemon=True,
-        )
-        procs[role].start()
-        child.close()  # only the learner holds its end: its death then reads as EOF here
-        conns[role] = parent
-    return procs, conns, counters
-
-
-def stop_learners(conns: dict, procs: dict) -> None:
-    """Ask both learners to stop, wait for them, terminate one that does not."""
-    for role, c in conns.items():
-        try:
-            c.send(None)
-        except (BrokenPipeError, OSError):
-            pass
-        procs[role].join(timeout=30)
-        if procs[role].is_alive():
-            procs[role].terminate()
 
 
 def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: float) -> RunState:

@@ -130,7 +130,7 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
 
     from tqdm.auto import tqdm
 
-    from training.train_cli import start_learners, stop_learners
+    from training.runs import start_learners, stop_learners
 
     ctx = mp.get_context("spawn")
     procs, conns, _ = start_learners(ctx, vine_learner, cfg, run_dir, state)
