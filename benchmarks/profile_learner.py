@@ -108,7 +108,7 @@ def profile_vine(cfg, args) -> None:
         p = getattr(cfg, r).ppo
         venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, i)
         models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
-                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine.value_scale}))  # fmt: skip
+                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
     me = PUNTER if args.role == "punter" else BANKER
     hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, args.role).ppo.activation)

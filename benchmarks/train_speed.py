@@ -88,7 +88,7 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
         venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, derive_seed(cfg.seed, 1, i))
         p = getattr(cfg, r).ppo
         models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
-                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine.value_scale}))  # fmt: skip
+                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
     me = PUNTER if role == "punter" else BANKER
     hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, role).ppo.activation)

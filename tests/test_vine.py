@@ -222,6 +222,15 @@ def test_pools_learner_needs_its_steps():
         TrainConfig(**data)
 
 
+def test_the_value_scale_is_the_top_stake_unless_given():
+    assert _cfg().vine_value_scale() == 2.0  # RULES: stakes 1 and 2
+    assert _cfg(rules={"preset": "spanish", "max_splits": 0}).vine_value_scale() == 5.0
+    assert _cfg(rules={"preset": "spanish", "max_splits": 0, "bet_levels": [1, 3]}).vine_value_scale() == 3.0
+    given = _cfg(vine={"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000,
+                       "value_scale": 2.5})  # fmt: skip
+    assert given.vine_value_scale() == 2.5
+
+
 def _train(*args, timeout=600):
     cmd = [sys.executable, str(ROOT / "train.py"), *map(str, args)]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,

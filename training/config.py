@@ -232,7 +232,9 @@ class VineConfig(_Strict):
     banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
     steps: int = Field(16, ge=1, description="gradient steps per iteration and learner (minibatches of one pass)")
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
-    value_scale: float = Field(5.0, gt=0, description="chips divided by this in the loss (the top stake)")
+    value_scale: float | None = Field(
+        None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"
+    )
 
 
 class TrainConfig(_Strict):
@@ -396,6 +398,10 @@ class TrainConfig(_Strict):
         except ValueError as err:
             raise ValueError(f"{need} rules the exact evaluator covers: {err}") from None
         return self
+
+    def vine_value_scale(self) -> float:
+        """What the vine loss divides chips by: ``vine.value_scale``, or the rules' top stake."""
+        return self.vine.value_scale or float(max(resolve_rules(self.rules).bet_levels))
 
 
 def _format_errors(e: ValidationError) -> str:

@@ -33,7 +33,7 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
     else:
         cls, extra = _ppo_class(p, venv, policy_kwargs)
         policy = policy_kwargs.pop("policy", policy)
-    return cls(
+    model = cls(
         policy,
         venv,
         learning_rate=p.learning_rate,
@@ -53,6 +53,11 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
         verbose=0,
         **extra,
     )
+    if tb is None:  # else SB3 makes an empty /tmp/SB3-<time> folder for its logger at every learn()
+        from stable_baselines3.common.logger import Logger
+
+        model.set_logger(Logger(None, []))
+    return model
 
 
 def _ppo_class(p, venv, policy_kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:

@@ -52,7 +52,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             model = VinePPO.load(root / snapshot, env=venv, device="cpu")
         else:
             model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
-                               extra={"kl_coef": ppo.kl_coef, "value_scale": v.value_scale})  # fmt: skip
+                               extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
