@@ -134,7 +134,7 @@ def profile_vine(cfg, args) -> None:
     def own(*names: str) -> float:
         return sum(v[2] for (_, _, fn), v in st.stats.items() if fn in names)
 
-    play, train, nets = cum("sample"), cum("train_on"), cum("_probs")
+    play, train, nets = cum("sample"), cum("train_on"), cum("actor_probs")
     engine = own("observe_batch", "apply_batch", "start_batch")
     print(f"{args.role} vine learner of {args.config}: one iteration of {hands:,} hands, {len(batch):,} branched "
           f"decisions, {sampler.steps - before:,} env steps in {dt:.2f} s under the profiler")  # fmt: skip

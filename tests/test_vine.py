@@ -133,7 +133,7 @@ def test_the_loss_improves_the_policy_on_its_batch(pair):
     batch = s.sample(2000, _layers(pair), BANKER)
     adv = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * (batch.masks > 0)
     stats = model.train_on(batch, steps=4)
-    assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_uniform"}
+    assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_magnet"}
     with th.no_grad():
         new = model.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks).distribution.probs
     assert float((new.numpy() * adv).sum(1).mean()) > 0
@@ -177,6 +177,39 @@ def test_the_magnet_pulls_toward_uniform(pair):
     for _ in range(5):
         anchored.train_on(flat, steps=2)
     assert abs(kl_uniform(anchored) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
+
+
+def test_a_given_magnet_pulls_toward_itself(pair):
+    """``batch.magnet`` (``vine.magnet: generation``) replaces the uniform policy: zero
+    advantages and ``ent_coef`` > 0 move the policy toward the magnet's probabilities."""
+    import torch as th
+
+    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers, actor_probs
+
+    cfg, p, b = pair
+    target = _model(cfg, "punter", 7)
+    with th.no_grad():
+        target.policy.action_net.bias.copy_(th.linspace(3, -3, target.action_space.n))
+    s = VineSampler(cfg.rules, 2000, seed=9)
+    batch = s.sample(1000, [actor_layers(p.policy), _layers(pair)[1]], PUNTER)
+    magnet = actor_probs(actor_layers(target.policy), cfg.punter.ppo.activation, batch.obs, batch.masks)
+    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q), magnet)
+    m = _model(cfg, "punter", 1)
+
+    def kl_magnet(m):
+        with th.no_grad():
+            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
+        legal = flat.masks > 0
+        return float(np.where(legal, q * (np.log(np.maximum(q, 1e-30)) - np.log(np.maximum(magnet, 1e-30))), 0)
+                     .sum(1).mean())  # fmt: skip
+
+    before = kl_magnet(m)
+    assert before > 0.1
+    m.ent_coef = 0.5
+    for _ in range(5):
+        stats = m.train_on(flat, steps=2)
+    assert kl_magnet(m) < 0.7 * before
+    assert stats["kl_magnet"] > 0
 
 
 def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
@@ -246,7 +279,8 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     from siete_env import raw_env, solve
 
     cfg = _cfg(generations=2,
-               vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000},
+               vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
+                     "magnet": "generation"},  # the moving magnet: resumed from the snapshot it starts from
                evaluation={"hands": 300, "punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1,
                            "generation_hands": 0, "exact": True, "select": "mixture", "mixture_iterations": 2,
                            "map_hands": 500})  # fmt: skip

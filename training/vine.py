@@ -14,14 +14,17 @@ The policy loss (``VinePPO``, a ``MaskablePPO`` whose loss is replaced) uses eve
 action's value, the deep magnetic-mirror-descent loss of the field notes with all actions:
 
     L = - mean_s sum_a pi(a|o) A(s, a) / scale
-        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || uniform)
+        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || magnet)
 
 with ``A(s, a) = Q(s, a) - sum_b pi_rollout(b|o) Q(s, b)`` (``scale``: the top stake). The
 policy sees only its seat's observation ``o``; averaged over the hidden state at ``o``
 the loss is the policy gradient at that information state, with no noise from the action
 taken (every action is valued) and a rarely played action still valued. ``kl_coef`` is the
-mirror-descent step (a KL to the policy that played the hands), ``ent_coef`` the magnet
-(the uniform policy), as in magnetic mirror descent (Sokota et al. 2022). The critic is
+mirror-descent step (a KL to the policy that played the hands), ``ent_coef`` the pull
+toward the magnet, as in magnetic mirror descent (Sokota et al. 2022): the uniform policy
+(``vine.magnet: uniform``), or the learner's own policy at the start of the generation
+(``vine.magnet: generation``: a moving magnet, replaced every generation, as R-NaD replaces
+its regularisation policy, Perolat et al. 2022). The critic is
 the played hands themselves: no learned value function, no exact value.
 
 The two learners run in two processes (``training.vine_run``): each plays its own hands with
@@ -43,7 +46,7 @@ from sb3_contrib import MaskablePPO
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
 
-__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor_layers"]
+__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor_layers", "actor_probs"]
 
 PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
 _CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
@@ -61,7 +64,7 @@ def actor_layers(policy) -> list[tuple[np.ndarray, np.ndarray]]:
     ]
 
 
-def _probs(layers, activation: str, x: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def actor_probs(layers, activation: str, x: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Masked softmax of the actor's logits (float32 layers, float64 softmax)."""
     h = x
     last = len(layers) - 1
@@ -90,12 +93,14 @@ def _draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 class VineBatch:
     """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
     rollout policy's probabilities ``(n, A)`` and each legal action's played value
-    ``q (n, A)`` (the learner's chips; 0 where illegal)."""
+    ``q (n, A)`` (the learner's chips; 0 where illegal); ``magnet``: the magnet policy's
+    probabilities ``(n, A)``, or ``None`` for the uniform policy."""
 
     obs: np.ndarray
     masks: np.ndarray
     probs: np.ndarray
     q: np.ndarray
+    magnet: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -130,7 +135,7 @@ class VineSampler:
             for role, sel in ((PUNTER, ~banker), (BANKER, banker)):
                 if not sel.any():
                     continue
-                p = _probs(layers[role], self.activation, obs[sel], masks[sel])
+                p = actor_probs(layers[role], self.activation, obs[sel], masks[sel])
                 g = active[sel]
                 if crn is None:
                     u = self.rng.random(len(g))
@@ -178,7 +183,7 @@ class VineSampler:
 class VinePPO(MaskablePPO):
     """``MaskablePPO`` trained on branched decisions (``VineBatch``) with the
     all-actions mirror-descent loss of the module docstring: ``kl_coef`` weighs the KL
-    to the rollout policy, ``ent_coef`` the KL to the uniform policy. SB3's rollout
+    to the rollout policy, ``ent_coef`` the KL to the magnet (the batch's, else uniform). SB3's rollout
     collection and its clipped loss are not used (``learn`` refuses); the model saves
     and loads as a ``MaskablePPO`` (its policy is an ordinary
     ``MaskableActorCriticPolicy``)."""
@@ -214,6 +219,10 @@ class VinePPO(MaskablePPO):
         adv = (q - (old * q).sum(1, keepdim=True)) * legal
         log_old = th.log(old.clamp_min(1e-30))
         log_n = th.log(legal.sum(1).float())
+        log_mag = None
+        if batch.magnet is not None:
+            mag = th.as_tensor(batch.magnet, dtype=th.float32)
+            log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
         n = len(batch)
         size = -(-n // max(1, steps))
         perm = th.randperm(n, generator=self._gen)
@@ -227,13 +236,16 @@ class VinePPO(MaskablePPO):
             logp = th.where(legal[i], logp, th.zeros_like(logp))
             pg = -(p * adv[i]).sum(1).mean()
             kl_old = (p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1).mean()
-            kl_uniform = ((p * logp).sum(1) + log_n[i]).mean()
-            loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_uniform
+            if log_mag is None:  # KL(pi || uniform)
+                kl_mag = ((p * logp).sum(1) + log_n[i]).mean()
+            else:
+                kl_mag = (p * (logp - log_mag[i])).sum(1).mean()
+            loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
             pol.optimizer.zero_grad()
             loss.backward()
             th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
             pol.optimizer.step()
-            stats.append((pg.item(), kl_old.item(), kl_uniform.item()))
+            stats.append((pg.item(), kl_old.item(), kl_mag.item()))
         self._n_updates += 1
         m = np.mean(stats, axis=0)
-        return {"policy_gradient_loss": float(m[0]), "kl_rollout": float(m[1]), "kl_uniform": float(m[2])}
+        return {"policy_gradient_loss": float(m[0]), "kl_rollout": float(m[1]), "kl_magnet": float(m[2])}

@@ -38,7 +38,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers, actor_probs
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -57,6 +57,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
         sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i), ppo.activation)
+        magnet = None  # the magnet's layers (vine.magnet: generation), else uniform
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -83,12 +84,16 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 model.reseed(seed)
                 model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
                 model._setup_lr_schedule()
+                if v.magnet == "generation":  # the policy the generation starts from
+                    magnet = actor_layers(model.policy)
             layers = [None, None]
             layers[me] = actor_layers(model.policy)
             layers[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, layers, me)
+            if magnet is not None:
+                batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps)
             t2 = time.perf_counter()
