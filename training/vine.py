@@ -46,7 +46,7 @@ from sb3_contrib import MaskablePPO
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
 
-__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor_layers", "actor_probs"]
+__all__ = ["AveragePolicy", "VineBatch", "VineSampler", "VinePPO", "actor_layers", "actor_probs"]
 
 PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
 _CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
@@ -249,3 +249,134 @@ class VinePPO(MaskablePPO):
         self._n_updates += 1
         m = np.mean(stats, axis=0)
         return {"policy_gradient_loss": float(m[0]), "kl_rollout": float(m[1]), "kl_magnet": float(m[2])}
+
+    def _logits(self, x: th.Tensor) -> th.Tensor:
+        pol = self.policy
+        return pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(x, pol.pi_features_extractor)))
+
+    def train_rm(
+        self, batch: VineBatch, t: int, floor: float, weight: float, epochs: int, steps: int
+    ) -> dict[str, float]:
+        """Regret matching+ by regression (``vine.update: rm``). The network's logits hold
+        ``log(R + floor)``, ``R >= 0`` the cumulative regret at an information state (RM+),
+        so its softmax plays ``(R + floor) / sum``: RM+ with a floor that fades as the
+        regrets grow. Iteration ``t`` (1-based, over the whole run) groups the batch's
+        decisions by observation, takes each legal action's mean regret ``r = A(s, a) / scale``
+        there and fits the logits to ``log(max(R_prev + t^weight r, 0) + floor)``, where
+        ``R_prev`` is read off the network before the fit: ``epochs`` passes of ``steps``
+        minibatches, each state weighted by how often it was met."""
+        pol = self.policy
+        pol.set_training_mode(True)
+        for group in pol.optimizer.param_groups:
+            group["lr"] = self.lr_schedule(1.0)
+        obs = np.ascontiguousarray(batch.obs)
+        legal = batch.masks > 0
+        q = batch.q.astype(np.float64) / self.value_scale
+        r = (q - (batch.probs * q).sum(1, keepdims=True)) * legal
+        key = obs.view(np.dtype((np.void, obs.dtype.itemsize * obs.shape[1]))).ravel()
+        _, first, inv, count = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+        rbar = np.zeros((len(first), r.shape[1]))
+        np.add.at(rbar, inv, r)
+        rbar /= count[:, None]
+        x = th.as_tensor(obs[first])
+        lg = th.as_tensor(legal[first])
+        with th.no_grad():
+            r_prev = (self._logits(x).double().exp() - floor).clamp_min(0.0).numpy() if t > 1 else 0.0
+        lam = float(t) ** weight
+        target = np.maximum(r_prev + lam * rbar, 0.0)
+        y = th.as_tensor(np.log(target + floor), dtype=th.float32)
+        w = th.as_tensor(count / count.sum(), dtype=th.float32)
+        n = len(first)
+        size = -(-n // max(1, steps))
+        losses = []
+        for _ in range(epochs):
+            perm = th.randperm(n, generator=self._gen)
+            for s in range(0, n, size):
+                i = perm[s : s + size]
+                err = th.where(lg[i], self._logits(x[i]) - y[i], th.zeros_like(y[i]))
+                loss = (w[i] * (err**2).sum(1)).sum() * (n / len(i))
+                pol.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
+                pol.optimizer.step()
+                losses.append(loss.item())
+        self._n_updates += 1
+        return {"fit_loss_first": float(np.mean(losses[: max(1, len(losses) // epochs)])),
+                "fit_loss_last": float(np.mean(losses[-max(1, len(losses) // epochs):])),
+                "states": float(n), "lam": float(lam)}  # fmt: skip
+
+
+def _group(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``obs``: ``(keys, first index, inverse, counts)``."""
+    obs = np.ascontiguousarray(obs)
+    key = obs.view(np.dtype((np.void, obs.dtype.itemsize * obs.shape[1]))).ravel()
+    keys, first, inv, count = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    return keys, first, inv, count
+
+
+class AveragePolicy:
+    """The learner's average policy (``vine.update: rm``), as CFR averages its iterates:
+    at every observation met, the sum over iterations of ``t^power * visits * policy`` and
+    of ``t^power * visits`` (visits: how often the iteration's hands met it, which weighs
+    each iterate by how often it reaches the state). ``fit`` trains a network on it."""
+
+    def __init__(self, power: float):
+        self.power = float(power)
+        self.obs = self.masks = self.S = self.w = None
+
+    def add(self, batch: VineBatch, t: int) -> None:
+        """Iteration ``t``'s policy at the observations of ``batch``."""
+        if self.obs is None:
+            self.obs = np.zeros((0, batch.obs.shape[1]), np.float32)
+            self.masks = np.zeros((0, batch.masks.shape[1]), bool)
+            self.S = np.zeros((0, batch.masks.shape[1]))
+            self.w = np.zeros(0)
+        _, first, _, count = _group(batch.obs)
+        wt = float(t) ** self.power * count
+        obs = np.concatenate([self.obs, batch.obs[first]])
+        masks = np.concatenate([self.masks, batch.masks[first] > 0])
+        S = np.concatenate([self.S, wt[:, None] * batch.probs[first]])
+        w = np.concatenate([self.w, wt])
+        _, f, inv, _ = _group(obs)
+        self.obs, self.masks = obs[f], masks[f]
+        self.S = np.zeros((len(f), S.shape[1]))
+        np.add.at(self.S, inv, S)
+        self.w = np.zeros(len(f))
+        np.add.at(self.w, inv, w)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"obs": self.obs, "masks": self.masks, "S": self.S, "w": self.w, "power": np.float64(self.power)}
+
+    @classmethod
+    def from_state(cls, d: Any) -> AveragePolicy:
+        a = cls(float(d["power"]))
+        a.obs, a.masks, a.S, a.w = d["obs"], d["masks"], d["S"], d["w"]
+        return a
+
+    def fit(self, model: VinePPO, steps: int, batch_size: int = 1024) -> float:
+        """Train ``model``'s actor toward the average policy: ``steps`` minibatches of
+        cross-entropy (whole passes over the observations, each weighted by its ``t^power *
+        visits``); returns the last pass's weighted loss."""
+        pol = model.policy
+        pol.set_training_mode(True)
+        x = th.as_tensor(self.obs)
+        legal = th.as_tensor(self.masks)
+        target = th.as_tensor(self.S / self.w[:, None], dtype=th.float32)
+        wt = th.as_tensor(self.w / self.w.sum(), dtype=th.float32)
+        n = len(x)
+        loss_sum = 0.0
+        for _ in range(max(1, round(steps * batch_size / n))):
+            perm = th.randperm(n, generator=model._gen)
+            loss_sum = 0.0
+            for s in range(0, n, batch_size):
+                i = perm[s : s + batch_size]
+                z = model._logits(x[i]).masked_fill(~legal[i], -1e9)
+                logp = th.where(legal[i], th.log_softmax(z, 1), th.zeros_like(z))
+                ce = -(target[i] * logp).sum(1)
+                loss = (wt[i] * ce).sum() * (n / len(i))
+                pol.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(pol.parameters(), model.max_grad_norm)
+                pol.optimizer.step()
+                loss_sum += (wt[i] * ce).sum().item()
+        return loss_sum
