@@ -212,68 +212,6 @@ def test_a_given_magnet_pulls_toward_itself(pair):
     assert stats["kl_magnet"] > 0
 
 
-def test_the_rm_update_fits_regret_matching(pair):
-    """``vine.update: rm``: after an iteration the network plays regret matching+ on the
-    batch's mean regrets (``(max(R, 0) + floor) / sum`` at every observation met), and a
-    second iteration with the same regrets adds them to the ones read off the network."""
-    import torch as th
-
-    from training.vine import PUNTER, VineSampler, _group
-
-    cfg = pair[0]
-    wide = _cfg(punter={"ppo": {"net_arch": [64, 64], "learning_rate": 1e-2, "ent_coef": 0.0, "kl_coef": 0.0}})
-    m = _model(wide, "punter", 3)
-    batch = VineSampler(cfg.rules, 4000, seed=12).sample(400, _layers(pair), PUNTER)
-    legal = batch.masks > 0
-    r = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * legal / 2.0  # value_scale 2
-    _, first, inv, count = _group(batch.obs)
-    rbar = np.zeros((len(first), r.shape[1]))
-    np.add.at(rbar, inv, r)
-    rbar /= count[:, None]
-    floor = 0.01
-
-    def policy():
-        with th.no_grad():
-            x = th.as_tensor(batch.obs[first])
-            return m.policy.get_distribution(x, action_masks=batch.masks[first]).distribution.probs.numpy()
-
-    def rm(R):
-        p = np.where(legal[first], np.maximum(R, 0) + floor, 0)
-        return p / p.sum(1, keepdims=True)
-
-    w = count / count.sum()
-    stats = m.train_rm(batch, 1, floor, 0.0, epochs=150, steps=2)
-    assert stats["states"] == len(first) and stats["fit_loss_last"] < 0.2 * stats["fit_loss_first"]
-    tv = 0.5 * np.abs(policy() - rm(rbar)).sum(1)
-    assert (w * tv).sum() < 0.12
-    assert (w * 0.5 * np.abs(rm(rbar) - batch.probs[first]).sum(1)).sum() > 0.2  # it moved from the rollout policy
-    m.train_rm(batch, 2, floor, 0.0, epochs=150, steps=2)
-    tv2 = 0.5 * np.abs(policy() - rm(2 * rbar)).sum(1)
-    assert (w * tv2).sum() < 0.12
-
-
-def test_the_average_policy_weighs_iterations_and_visits():
-    """``AveragePolicy``: at each observation, the iterates' policies weighted by
-    ``t^power`` times how often the iteration met it; new observations join."""
-    from training.vine import AveragePolicy, VineBatch
-
-    obs = np.array([[0, 1], [0, 1], [1, 0]], np.float32)
-    masks = np.ones((3, 2), np.int8)
-    a = AveragePolicy(power=2.0)
-    p1 = np.array([[1.0, 0.0], [1.0, 0.0], [0.5, 0.5]])
-    a.add(VineBatch(obs, masks, p1, np.zeros((3, 2), np.float32)), t=1)
-    obs2 = np.array([[0, 1], [2, 2]], np.float32)
-    p2 = np.array([[0.0, 1.0], [0.3, 0.7]])
-    a.add(VineBatch(obs2, np.ones((2, 2), np.int8), p2, np.zeros((2, 2), np.float32)), t=2)
-    avg = {tuple(o): s / w for o, s, w in zip(a.obs, a.S, a.w, strict=True)}
-    np.testing.assert_allclose(avg[(0.0, 1.0)], [2 / 6, 4 / 6])  # 1 * 2 visits * p1 + 4 * 1 visit * p2
-    np.testing.assert_allclose(avg[(1.0, 0.0)], [0.5, 0.5])
-    np.testing.assert_allclose(avg[(2.0, 2.0)], [0.3, 0.7])
-    b = AveragePolicy.from_state(a.state())
-    np.testing.assert_array_equal(b.S, a.S)
-    assert b.power == 2.0
-
-
 def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
     from sb3_contrib import MaskablePPO
 

@@ -240,26 +240,6 @@ class VineConfig(_Strict):
     value_scale: float | None = Field(
         None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"
     )
-    update: Literal["mmd", "rm"] = Field(
-        "mmd",
-        description="mmd: the all-actions mirror-descent loss (kl_coef, ent_coef); rm: regret matching+ "
-        "by regression, the network's logits fitted to log(cumulative regret+ + rm_floor) (training.vine)",
-    )
-    rm_floor: float = Field(
-        1e-3, gt=0, description="rm: the regret every legal action keeps (the logits are log(regret+ + rm_floor))"
-    )
-    rm_weight: float = Field(
-        0.0, ge=0, description="rm: iteration t's regrets weigh t^rm_weight (0: uniform, as in RM+; 1: linear)"
-    )
-    rm_epochs: int = Field(4, ge=1, description="rm: passes over the iteration's information states")
-    rm_average: float = Field(
-        2.0, ge=0, description="rm: the snapshots are the average policy, iteration t weighing t^rm_average"
-    )
-    rm_average_steps: int = Field(
-        1000,
-        ge=1,
-        description="rm: gradient steps (minibatches of 1024 states) of the average network's fit per snapshot",
-    )
 
 
 class TrainConfig(_Strict):

@@ -38,7 +38,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, AveragePolicy, VinePPO, VineSampler, actor_layers, actor_probs
+        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers, actor_probs
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -48,26 +48,11 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         ppo = getattr(cfg, role).ppo
         v = cfg.vine
         venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), role, derive_seed(cfg.seed, 1, i))
-
-        def fresh(seed_key: int):
-            return make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, seed_key, i), None, cls=VinePPO,
-                              extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
-
-        rm = cfg.vine.update == "rm"
-        average = avg_model = None
-        if rm:  # the snapshots are the average policy; the iterate and the sums beside them
-            if snapshot:
-                model = VinePPO.load(root / _beside(snapshot, "_iterate.zip"), env=venv, device="cpu")
-                avg_model = VinePPO.load(root / snapshot, env=venv, device="cpu")
-                with np.load(root / _beside(snapshot, "_average.npz")) as d:
-                    average = AveragePolicy.from_state(d)
-            else:
-                model, avg_model = fresh(2), fresh(6)
-                average = AveragePolicy(cfg.vine.rm_average)
-        elif snapshot:
+        if snapshot:
             model = VinePPO.load(root / snapshot, env=venv, device="cpu")
         else:
-            model = fresh(2)
+            model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
+                               extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
@@ -89,13 +74,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 continue
             if msg[0] == "save":
                 (root / msg[1]).parent.mkdir(parents=True, exist_ok=True)
-                if rm:
-                    average.fit(avg_model, v.rm_average_steps)
-                    avg_model.save(root / msg[1])
-                    model.save(root / _beside(msg[1], "_iterate.zip"))
-                    np.savez(root / _beside(msg[1], "_average.npz"), **average.state())
-                else:
-                    model.save(root / msg[1])
+                model.save(root / msg[1])
                 conn.send(("ok", msg[1], None))
                 continue
             _, gen, it, other = msg
@@ -116,12 +95,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             if magnet is not None:
                 batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
             t1 = time.perf_counter()
-            if v.update == "rm":
-                average.add(batch, (gen - 1) * v.iterations + it)
-                stats = model.train_rm(batch, (gen - 1) * v.iterations + it, v.rm_floor, v.rm_weight, v.rm_epochs,
-                                       v.steps)  # fmt: skip
-            else:
-                stats = model.train_on(batch, v.steps)
+            stats = model.train_on(batch, v.steps)
             t2 = time.perf_counter()
             steps = sampler.steps - before
             with counter.get_lock():
@@ -136,11 +110,6 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", None))
             break
     conn.close()
-
-
-def _beside(snapshot: str, suffix: str) -> str:
-    """``gen_001/punter.zip`` -> ``gen_001/punter<suffix>``."""
-    return snapshot[: -len(".zip")] + suffix if snapshot.endswith(".zip") else snapshot + suffix
 
 
 def _ask(conns, procs, messages: dict[str, Any]) -> dict[str, Any]:
