@@ -232,16 +232,10 @@ class VineConfig(_Strict):
     banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
     steps: int = Field(16, ge=1, description="gradient steps per iteration and learner (minibatches of one pass)")
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
-    magnet: Literal["uniform", "generation", "ema"] = Field(
+    magnet: Literal["uniform", "generation"] = Field(
         "uniform",
         description="what ent_coef pulls toward: the uniform policy, or the learner's own policy at the start of "
         "each generation (a moving magnet)",
-    )
-    magnet_rate: float = Field(
-        0.1,
-        gt=0,
-        le=1,
-        description="magnet: ema: the magnet's weights move this share of the way to the learner's after every iteration",
     )
     value_scale: float | None = Field(
         None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"

@@ -92,16 +92,10 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, layers, me)
-            if v.magnet == "ema" and magnet is None:
-                magnet = actor_layers(model.policy)
             if magnet is not None:
                 batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps)
-            if v.magnet == "ema":  # the magnet's weights follow the learner's
-                r = v.magnet_rate
-                magnet = [((1 - r) * w + r * w2, (1 - r) * b + r * b2)
-                          for (w, b), (w2, b2) in zip(magnet, actor_layers(model.policy), strict=True)]  # fmt: skip
             t2 = time.perf_counter()
             steps = sampler.steps - before
             with counter.get_lock():
