@@ -237,6 +237,11 @@ class VineConfig(_Strict):
         description="what ent_coef pulls toward: the uniform policy, or the learner's own policy at the start of "
         "each generation (a moving magnet)",
     )
+    alternate: bool = Field(
+        False,
+        description="the learners take turns (the banker plays the punter's weights of the same iteration) "
+        "instead of updating at once; each waits while the other plays",
+    )
     value_scale: float | None = Field(
         None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"
     )

@@ -149,8 +149,13 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
             t0 = time.perf_counter()
             for it in range(1, v.iterations + 1):
-                msgs = {r: ("iterate", gen, it, layers[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
-                out = _ask(conns, procs, msgs)
+                if v.alternate:  # the punter, then the banker against the punter's new weights
+                    out = _ask(conns, procs, {"punter": ("iterate", gen, it, layers["banker"])})
+                    layers["punter"] = out["punter"][0]
+                    out.update(_ask(conns, procs, {"banker": ("iterate", gen, it, layers["punter"])}))
+                else:
+                    msgs = {r: ("iterate", gen, it, layers[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
+                    out = _ask(conns, procs, msgs)
                 layers = {r: out[r][0] for r in ROLES}
                 for r in ROLES:
                     st = out[r][1]
