@@ -280,7 +280,8 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
 
     cfg = _cfg(generations=2,
                vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
-                     "magnet": "generation"},  # the moving magnet: resumed from the snapshot it starts from
+                     "magnet": "generation",  # the moving magnet: resumed from the snapshot it starts from
+                     "alternate": True},  # the learners take turns
                evaluation={"hands": 300, "punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1,
                            "generation_hands": 0, "exact": True, "select": "mixture", "mixture_iterations": 2,
                            "map_hands": 500})  # fmt: skip
