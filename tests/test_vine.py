@@ -179,6 +179,39 @@ def test_the_magnet_pulls_toward_uniform(pair):
     assert abs(kl_uniform(anchored) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
 
 
+def test_more_passes_go_further_toward_the_step(pair):
+    """``epochs`` passes over the same decisions move the policy further along the step
+    than one pass (here the magnet's pull: zero advantages, ``ent_coef`` > 0)."""
+    import torch as th
+
+    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
+
+    cfg = pair[0]
+
+    def skewed():
+        m = _model(cfg, "punter", 1)
+        with th.no_grad():
+            m.policy.action_net.bias.copy_(th.linspace(-3, 3, m.action_space.n))
+        m.ent_coef, m.kl_coef = 0.5, 0.0
+        return m
+
+    s = VineSampler(cfg.rules, 2000, seed=8)
+    batch = s.sample(1000, [actor_layers(skewed().policy), _layers(pair)[1]], PUNTER)
+    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
+
+    def kl_uniform(m):
+        with th.no_grad():
+            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
+        lg = np.where(flat.masks > 0, np.log(np.maximum(q, 1e-30)), 0)
+        return float(((q * lg).sum(1) + np.log(flat.masks.sum(1))).mean())
+
+    one, four = skewed(), skewed()
+    before = kl_uniform(one)
+    one.train_on(flat, steps=2)
+    four.train_on(flat, steps=2, epochs=4)
+    assert kl_uniform(four) < kl_uniform(one) < before
+
+
 def test_a_given_magnet_pulls_toward_itself(pair):
     """``batch.magnet`` (``vine.magnet: generation``) replaces the uniform policy: zero
     advantages and ``ent_coef`` > 0 move the policy toward the magnet's probabilities."""

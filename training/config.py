@@ -230,7 +230,8 @@ class VineConfig(_Strict):
     iterations: int = Field(20, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
     punter_hands: int = Field(20_000, ge=1, description="hands the punter learner plays per iteration")
     banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
-    steps: int = Field(16, ge=1, description="gradient steps per iteration and learner (minibatches of one pass)")
+    steps: int = Field(16, ge=1, description="gradient steps per pass over an iteration's decisions (its minibatches)")
+    epochs: int = Field(1, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
     magnet: Literal["uniform", "generation"] = Field(
         "uniform",

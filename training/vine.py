@@ -204,9 +204,9 @@ class VinePPO(MaskablePPO):
     def learn(self, *args, **kwargs):  # noqa: D102
         raise NotImplementedError("VinePPO learns from VineBatch samples: train_on(batch)")
 
-    def train_on(self, batch: VineBatch, steps: int) -> dict[str, float]:
-        """``steps`` gradient steps of the loss over ``batch`` (minibatches of
-        ``len(batch) / steps`` decisions, one pass); returns the losses' means."""
+    def train_on(self, batch: VineBatch, steps: int, epochs: int = 1) -> dict[str, float]:
+        """``epochs`` passes over ``batch``, each ``steps`` gradient steps of the loss
+        (minibatches of ``len(batch) / steps`` decisions); returns the losses' means."""
         pol = self.policy
         pol.set_training_mode(True)
         lr = self.lr_schedule(1.0)  # constant within a generation (train.py sets it per generation)
@@ -225,10 +225,12 @@ class VinePPO(MaskablePPO):
             log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
         n = len(batch)
         size = -(-n // max(1, steps))
-        perm = th.randperm(n, generator=self._gen)
+        minibatches = [
+            perm[s : s + size] for perm in (th.randperm(n, generator=self._gen) for _ in range(epochs))
+            for s in range(0, n, size)
+        ]  # fmt: skip
         stats = []
-        for s in range(0, n, size):
-            i = perm[s : s + size]
+        for i in minibatches:
             latent = pol.mlp_extractor.forward_actor(pol.extract_features(x[i], pol.pi_features_extractor))
             z = pol.action_net(latent).masked_fill(~legal[i], -1e9)
             logp = th.log_softmax(z, 1)

@@ -95,7 +95,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             if magnet is not None:
                 batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
             t1 = time.perf_counter()
-            stats = model.train_on(batch, v.steps)
+            stats = model.train_on(batch, v.steps, v.epochs)
             t2 = time.perf_counter()
             steps = sampler.steps - before
             with counter.get_lock():
