@@ -230,6 +230,31 @@ def test_train_set_rule_values_are_parsed_per_option(tmp_path):
     resolve_rules(c.rules)
 
 
+def test_a_config_extends_another(tmp_path):
+    """``extends``: the base file gives every key left out, sections merge key by key, a
+    value given replaces the base's; a loop, a missing base or a non-name is refused."""
+    from training.config import load_config
+
+    base = load_config(ROOT / "configs" / "train" / "default.yaml")
+    (tmp_path / "sub").mkdir()
+    child = tmp_path / "sub" / "c.yaml"
+    (tmp_path / "base.yaml").write_text((ROOT / "configs" / "train" / "default.yaml").read_text())
+    child.write_text("extends: ../base.yaml\nname: c\ngenerations: 2\nvine: {punter_hands: 7}\n")
+    c = load_config(child, ["vine.steps=3"])
+    assert (c.name, c.generations, c.vine.punter_hands, c.vine.steps) == ("c", 2, 7, 3)
+    assert c.vine.banker_hands == base.vine.banker_hands and c.banker == base.banker and c.rules == base.rules
+    long = load_config(ROOT / "configs" / "train" / "long.yaml")
+    assert long.generations == 24 and long.vine.alternate is False and long.evaluation == base.evaluation
+    for text, problem in [
+        ("extends: c.yaml\n", "makes a loop"),
+        ("extends: nowhere.yaml\n", "no such file"),
+        ("extends: [a, b]\n", "must name a config file"),
+    ]:
+        child.write_text(text)
+        with pytest.raises(ValueError, match=problem):
+            load_config(child)
+
+
 def test_side_bets_need_two_punters():
     with pytest.raises(ValueError, match=r"side_bets: true needs at least 3 players.*2"):
         raw_env(num_players=2, rules={"side_bets": True})

@@ -454,7 +454,7 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
     raises ``ValueError`` naming ``what``, the key and what is allowed (``load_config``;
     ``train_rllib.py``'s config)."""
     path = Path(path)
-    data = read_yaml_mapping(path, what="config", holds="settings")
+    data = read_config_mapping(path)
     given: dict[str, str] = {}
     for item in overrides or []:
         key, eq, raw = item.partition("=")
@@ -472,6 +472,30 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
         raise ValueError(f"invalid {what} {str(path)!r}:\n{_format_errors(e)}") from None
     except ValueError as e:
         raise ValueError(f"invalid {what} {str(path)!r}: {e}") from None
+
+
+def read_config_mapping(path: Path, _chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A config file's settings, with ``extends: <file>`` resolved: the named file (relative
+    to this one) gives every setting this file leaves out; a section given in both is
+    merged key by key, any other value given here replaces the base's."""
+    data = read_yaml_mapping(path, what="config", holds="settings")
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base.strip():
+        raise ValueError(f"config {str(path)!r}: extends must name a config file, not {base!r}")
+    target = (path.parent / base).resolve()
+    chain = (*_chain, path.resolve())
+    if target in chain:
+        raise ValueError(f"config {str(path)!r}: extends {base!r} makes a loop ({' -> '.join(p.name for p in chain)})")
+    return _merged(read_config_mapping(target, chain), data)
+
+
+def _merged(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in top.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
 
 
 def yaml_value(raw: str) -> Any:
