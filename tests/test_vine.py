@@ -139,77 +139,64 @@ def test_the_loss_improves_the_policy_on_its_batch(pair):
     assert float((new.numpy() * adv).sum(1).mean()) > 0
 
 
+def _skewed(cfg):
+    """A fresh punter model far from uniform play."""
+    import torch as th
+
+    m = _model(cfg, "punter", 1)
+    with th.no_grad():
+        m.policy.action_net.bias.copy_(th.linspace(-3, 3, m.action_space.n))
+    return m
+
+
+def _flat_batch(pair, m):
+    """1,000 hands of ``m`` against the fixture's banker, every advantage zero."""
+    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
+
+    batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor_layers(m.policy), _layers(pair)[1]], PUNTER)
+    return VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
+
+
+def _kl_uniform(m, flat) -> float:
+    """Mean KL(policy || uniform over the legal actions) at the batch's decisions."""
+    import torch as th
+
+    with th.no_grad():
+        q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
+    lg = np.where(flat.masks > 0, np.log(np.maximum(q, 1e-30)), 0)
+    return float(((q * lg).sum(1) + np.log(flat.masks.sum(1))).mean())
+
+
 def test_the_magnet_pulls_toward_uniform(pair):
     """Zero advantages and ``ent_coef`` > 0: the policy moves toward the uniform policy;
     ``kl_coef`` alone with zero advantages keeps the policy that played the hands."""
-    import torch as th
-
-    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
-
-    cfg = pair[0]
-
-    def skewed():  # a policy far from uniform
-        m = _model(cfg, "punter", 1)
-        with th.no_grad():
-            m.policy.action_net.bias.copy_(th.linspace(-3, 3, m.action_space.n))
-        return m
-
-    m = skewed()
-    s = VineSampler(cfg.rules, 2000, seed=8)
-    batch = s.sample(1000, [actor_layers(m.policy), _layers(pair)[1]], PUNTER)
-    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
-
-    def kl_uniform(m):
-        with th.no_grad():
-            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
-        lg = np.where(flat.masks > 0, np.log(np.maximum(q, 1e-30)), 0)
-        return float(((q * lg).sum(1) + np.log(flat.masks.sum(1))).mean())
-
-    before = kl_uniform(m)
+    m = _skewed(pair[0])
+    flat = _flat_batch(pair, m)
+    before = _kl_uniform(m, flat)
     assert before > 0.1
     m.ent_coef = 0.5
     for _ in range(5):
         m.train_on(flat, steps=2)
-    pulled = before - kl_uniform(m)
+    pulled = before - _kl_uniform(m, flat)
     assert pulled > 0.1 * before
-    anchored = skewed()
+    anchored = _skewed(pair[0])
     anchored.ent_coef, anchored.kl_coef = 0.0, 1.0
     for _ in range(5):
         anchored.train_on(flat, steps=2)
-    assert abs(kl_uniform(anchored) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
+    assert abs(_kl_uniform(anchored, flat) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
 
 
 def test_more_passes_go_further_toward_the_step(pair):
     """``epochs`` passes over the same decisions move the policy further along the step
     than one pass (here the magnet's pull: zero advantages, ``ent_coef`` > 0)."""
-    import torch as th
-
-    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
-
-    cfg = pair[0]
-
-    def skewed():
-        m = _model(cfg, "punter", 1)
-        with th.no_grad():
-            m.policy.action_net.bias.copy_(th.linspace(-3, 3, m.action_space.n))
+    one, four = _skewed(pair[0]), _skewed(pair[0])
+    for m in (one, four):
         m.ent_coef, m.kl_coef = 0.5, 0.0
-        return m
-
-    s = VineSampler(cfg.rules, 2000, seed=8)
-    batch = s.sample(1000, [actor_layers(skewed().policy), _layers(pair)[1]], PUNTER)
-    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
-
-    def kl_uniform(m):
-        with th.no_grad():
-            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
-        lg = np.where(flat.masks > 0, np.log(np.maximum(q, 1e-30)), 0)
-        return float(((q * lg).sum(1) + np.log(flat.masks.sum(1))).mean())
-
-    one, four = skewed(), skewed()
-    before = kl_uniform(one)
+    flat = _flat_batch(pair, one)
+    before = _kl_uniform(one, flat)
     one.train_on(flat, steps=2)
     four.train_on(flat, steps=2, epochs=4)
-    assert kl_uniform(four) < kl_uniform(one) < before
+    assert _kl_uniform(four, flat) < _kl_uniform(one, flat) < before
 
 
 def test_a_given_magnet_pulls_toward_itself(pair):
