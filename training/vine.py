@@ -225,29 +225,28 @@ class VinePPO(MaskablePPO):
             log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
         n = len(batch)
         size = -(-n // max(1, steps))
-        minibatches = [
-            perm[s : s + size] for perm in (th.randperm(n, generator=self._gen) for _ in range(epochs))
-            for s in range(0, n, size)
-        ]  # fmt: skip
         stats = []
-        for i in minibatches:
-            latent = pol.mlp_extractor.forward_actor(pol.extract_features(x[i], pol.pi_features_extractor))
-            z = pol.action_net(latent).masked_fill(~legal[i], -1e9)
-            logp = th.log_softmax(z, 1)
-            p = logp.exp()
-            logp = th.where(legal[i], logp, th.zeros_like(logp))
-            pg = -(p * adv[i]).sum(1).mean()
-            kl_old = (p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1).mean()
-            if log_mag is None:  # KL(pi || uniform)
-                kl_mag = ((p * logp).sum(1) + log_n[i]).mean()
-            else:
-                kl_mag = (p * (logp - log_mag[i])).sum(1).mean()
-            loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
-            pol.optimizer.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
-            pol.optimizer.step()
-            stats.append((pg.item(), kl_old.item(), kl_mag.item()))
+        for _ in range(epochs):
+            perm = th.randperm(n, generator=self._gen)
+            for s in range(0, n, size):
+                i = perm[s : s + size]
+                latent = pol.mlp_extractor.forward_actor(pol.extract_features(x[i], pol.pi_features_extractor))
+                z = pol.action_net(latent).masked_fill(~legal[i], -1e9)
+                logp = th.log_softmax(z, 1)
+                p = logp.exp()
+                logp = th.where(legal[i], logp, th.zeros_like(logp))
+                pg = -(p * adv[i]).sum(1).mean()
+                kl_old = (p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1).mean()
+                if log_mag is None:  # KL(pi || uniform)
+                    kl_mag = ((p * logp).sum(1) + log_n[i]).mean()
+                else:
+                    kl_mag = (p * (logp - log_mag[i])).sum(1).mean()
+                loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
+                pol.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
+                pol.optimizer.step()
+                stats.append((pg.item(), kl_old.item(), kl_mag.item()))
         self._n_updates += 1
         m = np.mean(stats, axis=0)
         return {"policy_gradient_loss": float(m[0]), "kl_rollout": float(m[1]), "kl_magnet": float(m[2])}

@@ -2,8 +2,10 @@
 drives them generation by generation (``train.py`` calls ``train_vine``).
 
 Each iteration both learners get the other's newest weights, play their hands, branch
-their own role's decisions, take ``vine.steps`` gradient steps and send back their
-weights: simultaneous updates, both meeting the other's weights of the iteration before.
+their own role's decisions, take ``vine.epochs`` passes of ``vine.steps`` gradient steps
+and send back their weights: simultaneous updates, both meeting the other's weights of the
+iteration before, or with ``vine.alternate`` in turns (the punter, then the banker against
+the punter's new weights).
 After ``vine.iterations`` iterations the generation's snapshots are saved and train.py
 measures them (the exact NashConv of the pair)."""
 
