@@ -69,6 +69,30 @@ def test_the_rollout_probabilities_are_the_networks(pair):
     assert np.all(batch.q[batch.masks == 0] == 0)
 
 
+def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monkeypatch):
+    """The sampler's network runs once per distinct (observation, mask) row; the result is
+    ``actor_probs`` of every row, and a grouping that fails its check (every key equal
+    here) falls back to every row."""
+    import training.vine as V
+
+    cfg, _, _ = pair
+    s = V.VineSampler(cfg.rules, 2000, seed=3)
+    layers = _layers(pair)[V.PUNTER]
+    batch = s.sample(300, _layers(pair), V.PUNTER)
+    rows = np.random.default_rng(0).integers(0, len(batch), 4000)  # many repeats
+    obs, masks = batch.obs[rows], batch.masks[rows]
+    ref = V.actor_probs(layers, s.activation, obs, masks)
+    calls = []
+    real = V.actor_probs
+    monkeypatch.setattr(V, "actor_probs", lambda *a: calls.append(len(a[2])) or real(*a))
+    np.testing.assert_allclose(s._probs(layers, obs, masks), ref, atol=1e-6)
+    assert calls == [len(np.unique(obs, axis=0))]  # the distinct rows only
+    s._key_obs[:], s._key_mask[:] = 0.0, 0.0  # one key for all: the check fails
+    calls.clear()
+    np.testing.assert_allclose(s._probs(layers, obs, masks), ref, atol=1e-6)
+    assert calls == [len(obs)]
+
+
 def test_sampling_is_deterministic_under_a_seed(pair):
     from training.vine import BANKER, VineSampler
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import torch as th
+from numba import njit
 from sb3_contrib import MaskablePPO
 
 from siete_env.batched import BatchedTables
@@ -89,6 +90,21 @@ def _draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum((c <= (u * c[:, -1])[:, None]).sum(axis=1), p.shape[1] - 1)
 
 
+@njit(cache=True)
+def _row_keys(obs, masks, w_obs, w_mask):  # pragma: no cover  (compiled)
+    """Each row's key: ``obs @ w_obs + masks @ w_mask`` in float64, without the copies."""
+    n = obs.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        k = 0.0
+        for j in range(obs.shape[1]):
+            k += obs[i, j] * w_obs[j]
+        for j in range(masks.shape[1]):
+            k += masks[i, j] * w_mask[j]
+        out[i] = k
+    return out
+
+
 @dataclass
 class VineBatch:
     """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
@@ -116,6 +132,24 @@ class VineSampler:
         self.rng = np.random.default_rng(seed)
         self.activation = activation
         self.steps = 0  # env steps played (every table's every action, main hands and copies)
+        keys = np.random.default_rng(0)  # fixed weights of the rows' keys (not the sampling's generator)
+        self._key_obs = keys.integers(1, 2**40, self.D).astype(np.float64)
+        self._key_mask = keys.integers(1, 2**40, self.A).astype(np.float64)
+
+    def _probs(self, layers, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``actor_probs`` computed once per distinct (observation, mask) row: the rows a
+        batch of tables shows repeat (about one in seven is new), and the network is most
+        of a sample's time. Rows are grouped by a key (a fixed random projection) and the
+        grouping checked row by row; if the check fails, every row is computed."""
+        n = len(obs)
+        if n >= 512:
+            key = _row_keys(obs, masks, self._key_obs, self._key_mask)
+            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            if len(first) < n // 2:
+                o, m = obs[first], masks[first]
+                if np.array_equal(o[inv], obs) and np.array_equal(m[inv], masks):
+                    return actor_probs(layers, self.activation, o, m)[inv]
+        return actor_probs(layers, self.activation, obs, masks)
 
     def _play_out(self, games: np.ndarray, layers, record: int | None = None, crn=None) -> list:
         """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
@@ -135,7 +169,7 @@ class VineSampler:
             for role, sel in ((PUNTER, ~banker), (BANKER, banker)):
                 if not sel.any():
                     continue
-                p = actor_probs(layers[role], self.activation, obs[sel], masks[sel])
+                p = self._probs(layers[role], obs[sel], masks[sel])
                 g = active[sel]
                 if crn is None:
                     u = self.rng.random(len(g))
