@@ -265,9 +265,24 @@ __all__ = [
 ]
 
 
-def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
+def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState,
+                   env: dict[str, str] | None = None) -> tuple[dict, dict, dict]:  # fmt: skip
     """Both learner processes (``target(role, cfg_data, run_dir, snapshot, conn, counter,
-    parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role."""
+    parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role.
+    ``env``: environment variables the learners start with (this process's are restored)."""
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
+    try:
+        return _start_learners(ctx, target, cfg, run_dir, state)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
     procs, conns, counters = {}, {}, {}
     for role in ROLES:
         parent, child = ctx.Pipe()

@@ -224,17 +224,16 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
         state.generation = gen
         state.save(run_dir)
 
+    # numpy's BLAS (the networks' forward passes in the learners) gets the learners' thread count
+    # too: its own pool of threads, one per core, would fight the other learner for the cores
+    blas = dict.fromkeys(_BLAS_VARS, str(cfg.threads))  # those not set outside
     if cfg.learner == "vine":
         from training.vine_run import train_vine
 
-        train_vine(cfg, run_dir, state, started, after_generation)
+        train_vine(cfg, run_dir, state, started, after_generation, blas)
         return _finish(cfg, run_dir, state, pop, started)
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
-    # numpy's BLAS (the opponents' networks, in the learners) gets the learners' thread count too:
-    # its own pool of threads, one per core, fights the other learner for the cores
-    for var in _BLAS_VARS:  # those not set outside
-        os.environ[var] = str(cfg.threads)
-    procs, conns, counters = start_learners(ctx, _learner, cfg, run_dir, state)
+    procs, conns, counters = start_learners(ctx, _learner, cfg, run_dir, state, blas)
     rollout = cfg.n_envs * np.array([cfg.punter.ppo.n_steps, cfg.banker.ppo.n_steps])
     per_round = -(-np.array([cfg.punter.steps, cfg.banker.steps]) // cfg.rounds)
     per_gen = int(sum(-(-per_round // rollout) * rollout)) * cfg.rounds  # whole rollouts

@@ -55,6 +55,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         else:
             model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
                                extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
+        model.loss = v.loss  # the config's, also on a resumed snapshot
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
@@ -130,9 +131,11 @@ def _ask(conns, procs, messages: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float, after_generation) -> None:
+def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float, after_generation,
+               env: dict[str, str] | None = None) -> None:  # fmt: skip
     """Run the remaining generations of a ``learner: vine`` run; ``after_generation(gen)``
-    measures and records each generation (train.py's exact measures and state)."""
+    measures and records each generation (train.py's exact measures and state); ``env``:
+    the learner processes' extra environment variables (their BLAS threads)."""
     import multiprocessing as mp
 
     from tqdm.auto import tqdm
@@ -140,7 +143,7 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
     from training.runs import start_learners, stop_learners
 
     ctx = mp.get_context("spawn")
-    procs, conns, _ = start_learners(ctx, vine_learner, cfg, run_dir, state)
+    procs, conns, _ = start_learners(ctx, vine_learner, cfg, run_dir, state, env)
     v = cfg.vine
     bar = tqdm(total=v.iterations * cfg.generations, initial=v.iterations * state.generation, unit="it",
                dynamic_ncols=True, desc="training")  # fmt: skip
