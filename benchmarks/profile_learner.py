@@ -99,10 +99,13 @@ def profile_vine(cfg, args) -> None:
     """One iteration of a ``learner: vine`` learner (``training.vine``) under the profiler:
     the config's hands against an untrained network of the other role, every decision of
     the role branched, then its gradient steps."""
+    import torch
+
     from train import make_model, make_venv
     from training.runs import ROLES
     from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
 
+    torch.set_num_threads(cfg.threads)  # as the config's learners
     models = []
     for i, r in enumerate(ROLES):
         p = getattr(cfg, r).ppo
@@ -117,7 +120,7 @@ def profile_vine(cfg, args) -> None:
 
     def iteration():
         batch = sampler.sample(hands, layers, me)
-        models[me].train_on(batch, cfg.vine.steps)
+        models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
         return batch
 
     prof = cProfile.Profile()
@@ -134,11 +137,11 @@ def profile_vine(cfg, args) -> None:
     def own(*names: str) -> float:
         return sum(v[2] for (_, _, fn), v in st.stats.items() if fn in names)
 
-    play, train, nets = cum("sample"), cum("train_on"), cum("actor_probs")
+    play, train, nets = cum("sample"), cum("train_on"), cum("_probs")  # _probs: grouping the rows, then actor_probs
     engine = own("observe_batch", "apply_batch", "start_batch")
     print(f"{args.role} vine learner of {args.config}: one iteration of {hands:,} hands, {len(batch):,} branched "
           f"decisions, {sampler.steps - before:,} env steps in {dt:.2f} s under the profiler")  # fmt: skip
-    for label, x in (("playing (main hands and branches)", play), ("  the two networks' forward passes", nets),
+    for label, x in (("playing (main hands and branches)", play), ("  the two networks (grouping rows, forward)", nets),
                      ("  the batched engine (observe, apply, start)", engine), ("gradient steps (train_on)", train)):  # fmt: skip
         print(f"  {label:48s} {x / total:6.1%}")
     st.sort_stats("tottime").print_stats(args.top)

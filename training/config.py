@@ -233,13 +233,6 @@ class VineConfig(_Strict):
     steps: int = Field(16, ge=1, description="gradient steps per pass over an iteration's decisions (its minibatches)")
     epochs: int = Field(1, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
-    loss: Literal["mirror", "logits"] = Field(
-        "mirror",
-        description="mirror: the mirror-descent objective itself (sum_a pi A - kl_coef KL(pi||rollout) - ent_coef "
-        "KL(pi||magnet)) by gradient steps; logits: regression of the policy's centred log-probabilities onto that "
-        "objective's maximiser, (kl_coef log pi_rollout + ent_coef log magnet + A) / (kl_coef + ent_coef), "
-        "linear in the played values (their noise averages out) and not slowed where pi is small",
-    )
     magnet: Literal["uniform", "generation"] = Field(
         "uniform",
         description="what ent_coef pulls toward: the uniform policy, or the learner's own policy at the start of "

@@ -222,10 +222,9 @@ class VinePPO(MaskablePPO):
     and loads as a ``MaskablePPO`` (its policy is an ordinary
     ``MaskableActorCriticPolicy``)."""
 
-    def __init__(self, *args, kl_coef: float = 0.0, value_scale: float = 1.0, loss: str = "mirror", **kwargs):
+    def __init__(self, *args, kl_coef: float = 0.0, value_scale: float = 1.0, **kwargs):
         self.kl_coef = float(kl_coef)
         self.value_scale = float(value_scale)
-        self.loss = loss
         super().__init__(*args, **kwargs)
         self._gen = th.Generator().manual_seed(int(self.seed or 0) % 2**63)  # minibatch order
 
@@ -258,13 +257,6 @@ class VinePPO(MaskablePPO):
         if batch.magnet is not None:
             mag = th.as_tensor(batch.magnet, dtype=th.float32)
             log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
-        target = None
-        legal_n = legal.sum(1).float()
-        if self.loss == "logits":  # the objective's maximiser, centred over the legal actions
-            mag = th.zeros_like(log_old) if log_mag is None else log_mag  # uniform: a constant, centred away
-            t = (self.kl_coef * log_old + self.ent_coef * mag + adv) / (self.kl_coef + self.ent_coef)
-            t = th.where(legal, t, th.zeros_like(t))
-            target = (t - (t.sum(1, keepdim=True) / legal_n[:, None])) * legal
         n = len(batch)
         size = -(-n // max(1, steps))
         stats = []
@@ -283,11 +275,7 @@ class VinePPO(MaskablePPO):
                     kl_mag = ((p * logp).sum(1) + log_n[i]).mean()
                 else:
                     kl_mag = (p * (logp - log_mag[i])).sum(1).mean()
-                if target is None:
-                    loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
-                else:  # centred log-probabilities onto the maximiser's
-                    err = (logp - (logp.sum(1) / legal_n[i])[:, None] - target[i]) * legal[i]
-                    loss = (err.square().sum(1) / legal_n[i]).mean()
+                loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
                 pol.optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)

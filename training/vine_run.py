@@ -55,7 +55,6 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         else:
             model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
                                extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
-        model.loss = v.loss  # the config's, also on a resumed snapshot
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
