@@ -270,7 +270,12 @@ class TrainConfig(_Strict):
         "(siete_env.batched: the n_envs tables stepped together by the batched engine, opponents in batch; "
         "the spanish rules it plays, one hand per episode)",
     )
-    threads: int = Field(1, ge=1, description="torch threads per learner (1 is fastest on a small machine)")
+    threads: int = Field(
+        1,
+        ge=1,
+        description="torch and numpy-BLAS threads per learner process (1 is fastest while both learners work at once "
+        "on a small machine; 2 speed up learners that take turns)",
+    )
     parallel: bool = Field(
         True,
         description="train both learners at once, in two processes (each generation against the other's "
