@@ -145,8 +145,38 @@ def test_common_random_numbers_make_the_branches_of_a_decision_share_the_hand(pa
     assert np.any(batch.q[first, i1] != 0)
 
 
-def test_the_loss_improves_the_policy_on_its_batch(pair):
-    """With no KL terms the all-actions step raises the batch's expected advantage."""
+def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
+    """``VineSampler.merge``: one row per distinct (observation, mask), weighted by its
+    count, its played values averaged; the loss over the merged rows is the loss over the
+    decisions (one minibatch: the same figures, here for a network that did not play)."""
+    from training.vine import PUNTER, VineSampler
+
+    cfg = pair[0]
+    s = VineSampler(cfg.rules, 4000, seed=4)
+    batch = s.sample(1500, _layers(pair), PUNTER)
+    merged = s.merge(batch)
+    assert len(merged) < len(batch) / 3 and merged.decisions == len(batch) and batch.decisions == len(batch)
+    key = [r.tobytes() + m.tobytes() for r, m in zip(batch.obs, batch.masks, strict=True)]
+    for j in np.random.default_rng(0).choice(len(merged), 20, replace=False):
+        same = [i for i, k in enumerate(key) if k == merged.obs[j].tobytes() + merged.masks[j].tobytes()]
+        assert merged.weight[j] == len(same)
+        np.testing.assert_allclose(merged.q[j], batch.q[same].mean(0), atol=1e-5)
+        np.testing.assert_allclose(merged.probs[j], batch.probs[same[0]])
+    stats = []
+    for b in (batch, merged):
+        m = _model(cfg, "punter", 5, kl_coef=0.3)  # another network: every term of the loss nonzero
+        m.ent_coef, m.learning_rate = 0.05, 0.0
+        m._setup_lr_schedule()
+        stats.append(m.train_on(b, steps=1))
+    assert all(abs(v) > 1e-5 for v in stats[0].values())
+    for k in stats[0]:
+        assert stats[1][k] == pytest.approx(stats[0][k], rel=1e-4, abs=1e-7)
+
+
+@pytest.mark.parametrize("merge", [False, True])
+def test_the_loss_improves_the_policy_on_its_batch(pair, merge):
+    """With no KL terms the all-actions step raises the batch's expected advantage (on
+    the decisions, or on their merged rows: minibatches with a row's repeats together)."""
     import torch as th
 
     from training.vine import BANKER, VineSampler
@@ -156,7 +186,7 @@ def test_the_loss_improves_the_policy_on_its_batch(pair):
     s = VineSampler(cfg.rules, 4000, seed=4)
     batch = s.sample(2000, _layers(pair), BANKER)
     adv = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * (batch.masks > 0)
-    stats = model.train_on(batch, steps=4)
+    stats = model.train_on(s.merge(batch) if merge else batch, steps=4)
     assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_magnet"}
     with th.no_grad():
         new = model.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks).distribution.probs
@@ -325,6 +355,7 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     cfg = _cfg(generations=2,
                vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
                      "magnet": "generation",  # the moving magnet: resumed from the snapshot it starts from
+                     "merge": True,  # repeated decisions merged
                      "alternate": True},  # the learners take turns
                evaluation={"hands": 300, "punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1,
                            "generation_hands": 0, "exact": True, "select": "mixture", "mixture_iterations": 2,

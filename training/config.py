@@ -232,6 +232,11 @@ class VineConfig(_Strict):
     banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
     steps: int = Field(16, ge=1, description="gradient steps per pass over an iteration's decisions (its minibatches)")
     epochs: int = Field(1, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
+    merge: bool = Field(
+        False,
+        description="merge the repeated decisions of an iteration (one row per distinct observation and mask, "
+        "weighted by its count, its played values averaged): the same loss on a fraction of the rows",
+    )
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
     magnet: Literal["uniform", "generation"] = Field(
         "uniform",

@@ -105,6 +105,11 @@ def _row_keys(obs, masks, w_obs, w_mask):  # pragma: no cover  (compiled)
     return out
 
 
+def _mean(x, w):
+    """The minibatch's mean of the per-row terms ``x``, or their sum weighted by ``w`` (merged rows)."""
+    return x.mean() if w is None else (w * x).sum()
+
+
 @dataclass
 class VineBatch:
     """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
@@ -117,9 +122,15 @@ class VineBatch:
     probs: np.ndarray
     q: np.ndarray
     magnet: np.ndarray | None = None
+    weight: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.obs)
+
+    @property
+    def decisions(self) -> int:
+        """The decisions the batch stands for (its rows, or their weights' sum once merged)."""
+        return len(self) if self.weight is None else int(round(float(self.weight.sum())))
 
 
 class VineSampler:
@@ -139,17 +150,47 @@ class VineSampler:
     def _probs(self, layers, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``actor_probs`` computed once per distinct (observation, mask) row: the rows a
         batch of tables shows repeat (about one in seven is new), and the network is most
-        of a sample's time. Rows are grouped by a key (a fixed random projection) and the
-        grouping checked row by row; if the check fails, every row is computed."""
-        n = len(obs)
-        if n >= 512:
-            key = _row_keys(obs, masks, self._key_obs, self._key_mask)
-            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
-            if len(first) < n // 2:
-                o, m = obs[first], masks[first]
-                if np.array_equal(o[inv], obs) and np.array_equal(m[inv], masks):
-                    return actor_probs(layers, self.activation, o, m)[inv]
+        of a sample's time. Rows are grouped by ``_groups``; if that fails, every row is
+        computed."""
+        if len(obs) >= 512:
+            g = self._groups(obs, masks, len(obs) // 2)
+            if g is not None:
+                first, inv = g
+                return actor_probs(layers, self.activation, obs[first], masks[first])[inv]
         return actor_probs(layers, self.activation, obs, masks)
+
+    def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None):
+        """The distinct (observation, mask) rows: ``(first, inv)`` with ``obs[first][inv] ==
+        obs`` (and the masks), or ``None`` if there are more than ``most`` of them. Rows
+        are grouped by a key (a fixed random projection, computed in a compiled loop) and
+        the grouping checked row by row: a collision of keys (never seen) gives ``None``."""
+        key = _row_keys(obs, masks, self._key_obs, self._key_mask)
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        if most is not None and len(first) > most:
+            return None
+        if np.array_equal(obs[first][inv], obs) and np.array_equal(masks[first][inv], masks):
+            return first, inv
+        return None
+
+    def merge(self, batch: VineBatch) -> VineBatch:
+        """``batch`` with its repeated rows merged: one row per distinct (observation, mask),
+        weighted by how often it came, its played values averaged. The rollout policy's
+        (and the magnet's) probabilities depend on the row alone, so the loss over the
+        merged rows, each weighted, is the loss over the decisions (``VinePPO.train_on``),
+        computed on a fraction of the rows (the punter's decisions repeat about twelve
+        times, the banker's about four)."""
+        g = self._groups(batch.obs, batch.masks)
+        if g is None:  # pragma: no cover  (a collision of keys: keep every row)
+            return batch
+        first, inv = g
+        w0 = np.ones(len(batch)) if batch.weight is None else batch.weight
+        weight = np.bincount(inv, weights=w0, minlength=len(first))
+        q = np.stack(
+            [np.bincount(inv, weights=batch.q[:, a] * w0, minlength=len(first)) for a in range(batch.q.shape[1])], 1
+        )
+        q /= weight[:, None]
+        magnet = None if batch.magnet is None else batch.magnet[first]
+        return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), magnet, weight)
 
     def _play_out(self, games: np.ndarray, layers, record: int | None = None, crn=None) -> list:
         """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
@@ -259,22 +300,41 @@ class VinePPO(MaskablePPO):
             log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
         n = len(batch)
         size = -(-n // max(1, steps))
+        k = -(-n // size)  # minibatches per pass
+        w = None
+        if batch.weight is not None:  # merged rows (VineSampler.merge)
+            # a minibatch is a k-th of the decisions with its repeats merged: a row that came
+            # k times or more is in every minibatch with a k-th of its weight, the others in one
+            # (dealt in weight order, so that each minibatch gets as much weight); each loss is
+            # the weighted sum over the minibatch's rows, scaled as the mean over its decisions
+            wt = np.asarray(batch.weight, np.float64)
+            heavy = wt >= k
+            w = th.as_tensor(np.where(heavy, wt / k, wt) / (wt.sum() / k), dtype=th.float32)
+            every = th.as_tensor(np.flatnonzero(heavy))
+            light = np.flatnonzero(~heavy)
+            light = th.as_tensor(light[np.argsort(-wt[light], kind="stable")])
         stats = []
         for _ in range(epochs):
-            perm = th.randperm(n, generator=self._gen)
-            for s in range(0, n, size):
-                i = perm[s : s + size]
+            if w is None:
+                perm = th.randperm(n, generator=self._gen)
+                batches = [perm[s : s + size] for s in range(0, n, size)]
+            else:
+                tier = th.arange(len(light)) // k
+                perm = light[th.argsort(tier + th.rand(len(light), generator=self._gen))]
+                batches = [th.cat([every, perm[j::k]]) for j in range(k)]
+            for i in batches:
                 latent = pol.mlp_extractor.forward_actor(pol.extract_features(x[i], pol.pi_features_extractor))
                 z = pol.action_net(latent).masked_fill(~legal[i], -1e9)
                 logp = th.log_softmax(z, 1)
                 p = logp.exp()
                 logp = th.where(legal[i], logp, th.zeros_like(logp))
-                pg = -(p * adv[i]).sum(1).mean()
-                kl_old = (p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1).mean()
+                wi = None if w is None else w[i]
+                pg = -_mean((p * adv[i]).sum(1), wi)
+                kl_old = _mean((p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1), wi)
                 if log_mag is None:  # KL(pi || uniform)
-                    kl_mag = ((p * logp).sum(1) + log_n[i]).mean()
+                    kl_mag = _mean((p * logp).sum(1) + log_n[i], wi)
                 else:
-                    kl_mag = (p * (logp - log_mag[i])).sum(1).mean()
+                    kl_mag = _mean((p * (logp - log_mag[i])).sum(1), wi)
                 loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
                 pol.optimizer.zero_grad()
                 loss.backward()

@@ -94,6 +94,8 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, layers, me)
+            if v.merge:
+                batch = sampler.merge(batch)
             if magnet is not None:
                 batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
             t1 = time.perf_counter()
@@ -102,7 +104,13 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             steps = sampler.steps - before
             with counter.get_lock():
                 counter.value += steps
-            stats.update(decisions=len(batch), env_steps=steps, sample_seconds=t1 - t0, train_seconds=t2 - t1)
+            stats.update(
+                decisions=batch.decisions,
+                rows=len(batch),
+                env_steps=steps,
+                sample_seconds=t1 - t0,
+                train_seconds=t2 - t1,
+            )
             model.num_timesteps += steps
             for k, val in stats.items():
                 model.logger.record(f"vine/{k}", val)
