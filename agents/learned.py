@@ -46,9 +46,13 @@ class MLPPolicy:
     @classmethod
     def from_model(cls, model: Any) -> MLPPolicy:
         """Copy the actor of a (Maskable)PPO model with a flat ``Box`` observation."""
+        return cls.from_policy(model.policy)
+
+    @classmethod
+    def from_policy(cls, policy: Any) -> MLPPolicy:
+        """Copy the actor of a (Maskable)PPO model's policy (``model.policy``)."""
         import torch.nn as nn
 
-        policy = model.policy
         pi = policy.mlp_extractor.policy_net
         linears = [m for m in pi if isinstance(m, nn.Linear)] + [policy.action_net]
         acts = {type(m).__name__ for m in pi if not isinstance(m, nn.Linear)}

@@ -103,7 +103,7 @@ def profile_vine(cfg, args) -> None:
 
     from train import make_model, make_venv
     from training.runs import ROLES
-    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 
     torch.set_num_threads(cfg.threads)  # as the config's learners
     models = []
@@ -114,12 +114,14 @@ def profile_vine(cfg, args) -> None:
                                  extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
     me = PUNTER if args.role == "punter" else BANKER
     hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
-    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, args.role).ppo.activation)
-    layers = [actor_layers(m.policy) for m in models]
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)
+    layers = [actor(m.policy) for m in models]
     models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up
 
     def iteration():
         batch = sampler.sample(hands, layers, me)
+        if cfg.vine.merge:
+            batch = sampler.merge(batch)
         models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
         return batch
 
@@ -137,10 +139,10 @@ def profile_vine(cfg, args) -> None:
     def own(*names: str) -> float:
         return sum(v[2] for (_, _, fn), v in st.stats.items() if fn in names)
 
-    play, train, nets = cum("sample"), cum("train_on"), cum("_probs")  # _probs: grouping the rows, then actor_probs
+    play, train, nets = cum("sample"), cum("train_on"), cum("_probs")  # _probs: grouping the rows, then the networks
     engine = own("observe_batch", "apply_batch", "start_batch")
-    print(f"{args.role} vine learner of {args.config}: one iteration of {hands:,} hands, {len(batch):,} branched "
-          f"decisions, {sampler.steps - before:,} env steps in {dt:.2f} s under the profiler")  # fmt: skip
+    print(f"{args.role} vine learner of {args.config}: one iteration of {hands:,} hands, {batch.decisions:,} branched "
+          f"decisions ({len(batch):,} rows), {sampler.steps - before:,} env steps in {dt:.2f} s under the profiler")  # fmt: skip
     for label, x in (("playing (main hands and branches)", play), ("  the two networks (grouping rows, forward)", nets),
                      ("  the batched engine (observe, apply, start)", engine), ("gradient steps (train_on)", train)):  # fmt: skip
         print(f"  {label:48s} {x / total:6.1%}")

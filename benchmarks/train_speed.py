@@ -75,13 +75,14 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
 def measure_vine(cfg, role: str) -> tuple[float, float, float]:
     """One iteration of the vine learner (``training.vine``) as ``learner: vine`` runs it:
     the config's hands against an untrained network of the other role, every decision of
-    the role branched, then ``vine.steps`` gradient steps. Env steps count every batched
+    the role branched, then its ``vine.epochs`` passes of ``vine.steps`` gradient steps (on
+    the merged rows with ``vine.merge``). Env steps count every batched
     table's every action (the main hands and the branches' copies); the share is the time
     spent playing them (the engine and both networks); the third figure the decisions the
     loss is computed over (each with every legal action's value)."""
     from train import derive_seed, make_model, make_venv
     from training.runs import ROLES
-    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers
+    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 
     models = []
     for i, r in enumerate(ROLES):
@@ -91,14 +92,14 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
                                  extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
     me = PUNTER if role == "punter" else BANKER
     hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
-    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, getattr(cfg, role).ppo.activation)
-    layers = [actor_layers(m.policy) for m in models]
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)
+    layers = [actor(m.policy) for m in models]
     models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up (kernels, buffers)
     before = sampler.steps
     t0 = time.perf_counter()
     batch = sampler.sample(hands, layers, me)
     t1 = time.perf_counter()
-    models[me].train_on(batch, cfg.vine.steps)
+    models[me].train_on(sampler.merge(batch) if cfg.vine.merge else batch, cfg.vine.steps, cfg.vine.epochs)
     dt = time.perf_counter() - t0
     return (sampler.steps - before) / dt, (t1 - t0) / dt, len(batch) / dt
 

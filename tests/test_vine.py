@@ -45,22 +45,22 @@ def pair():
     return cfg, _model(cfg, "punter", 1), _model(cfg, "banker", 2)
 
 
-def _layers(pair):
-    from training.vine import actor_layers
+def _nets(pair):
+    from training.vine import actor
 
     _, p, b = pair
-    return [actor_layers(p.policy), actor_layers(b.policy)]
+    return [actor(p.policy), actor(b.policy)]
 
 
 def test_the_rollout_probabilities_are_the_networks(pair):
-    """``actor_layers`` + the sampler's softmax give the SB3 policy's own distribution."""
+    """``actor`` (the numpy actor the sampler plays) gives the SB3 policy's own distribution."""
     import torch as th
 
     from training.vine import PUNTER, VineSampler
 
     cfg, p, _ = pair
     s = VineSampler(cfg.rules, 2000, seed=3)
-    batch = s.sample(300, _layers(pair), PUNTER)
+    batch = s.sample(300, _nets(pair), PUNTER)
     with th.no_grad():
         dist = p.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks)
         ref = dist.distribution.probs.numpy()
@@ -71,32 +71,32 @@ def test_the_rollout_probabilities_are_the_networks(pair):
 
 def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monkeypatch):
     """The sampler's network runs once per distinct (observation, mask) row; the result is
-    ``actor_probs`` of every row, and a grouping that fails its check (every key equal
+    the network's probabilities of every row, and a grouping that fails its check (every key equal
     here) falls back to every row."""
     import training.vine as V
 
     cfg, _, _ = pair
     s = V.VineSampler(cfg.rules, 2000, seed=3)
-    layers = _layers(pair)[V.PUNTER]
-    batch = s.sample(300, _layers(pair), V.PUNTER)
+    net = _nets(pair)[V.PUNTER]
+    batch = s.sample(300, _nets(pair), V.PUNTER)
     rows = np.random.default_rng(0).integers(0, len(batch), 4000)  # many repeats
     obs, masks = batch.obs[rows], batch.masks[rows]
-    ref = V.actor_probs(layers, s.activation, obs, masks)
+    ref = net.probs(obs, masks)
     calls = []
-    real = V.actor_probs
-    monkeypatch.setattr(V, "actor_probs", lambda *a: calls.append(len(a[2])) or real(*a))
-    np.testing.assert_allclose(s._probs(layers, obs, masks), ref, atol=1e-6)
+    real = net.probs
+    monkeypatch.setattr(net, "probs", lambda x, m: calls.append(len(x)) or real(x, m))
+    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=1e-6)
     assert calls == [len(np.unique(obs, axis=0))]  # the distinct rows only
     s._key_obs[:], s._key_mask[:] = 0.0, 0.0  # one key for all: the check fails
     calls.clear()
-    np.testing.assert_allclose(s._probs(layers, obs, masks), ref, atol=1e-6)
+    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=1e-6)
     assert calls == [len(obs)]
 
 
 def test_sampling_is_deterministic_under_a_seed(pair):
     from training.vine import BANKER, VineSampler
 
-    a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _layers(pair), BANKER) for s in (5, 5, 6))
+    a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _nets(pair), BANKER) for s in (5, 5, 6))
     for x, y in zip((a.obs, a.masks, a.probs, a.q), (b.obs, b.masks, b.probs, b.q), strict=True):
         np.testing.assert_array_equal(x, y)
     assert len(a) != len(c) or not np.array_equal(a.q, c.q)
@@ -119,7 +119,7 @@ def test_branch_values_average_to_the_exact_value(pair, tmp_path):
     exact = solve.expected_value(make_agent(f"ppo:{tmp_path / 'p.zip'}", table),
                                  make_agent(f"ppo:{tmp_path / 'b.zip'}", table), RULES)  # fmt: skip
     s = VineSampler(cfg.rules, 20_000, seed=11)
-    batch = s.sample(20_000, _layers(pair), PUNTER)
+    batch = s.sample(20_000, _nets(pair), PUNTER)
     bets = [i for i, n in enumerate(s.t.action_names) if n.startswith("BET_")]
     first = batch.masks[:, bets].any(1)
     assert first.sum() == 20_000  # one stake decision per hand
@@ -135,7 +135,9 @@ def test_common_random_numbers_make_the_branches_of_a_decision_share_the_hand(pa
     from training.vine import PUNTER, VineSampler
 
     rules = {**RULES, "raise_on_draw": False}
-    uniform = [[(np.zeros_like(w), np.zeros_like(c)) for w, c in net] for net in _layers(pair)]
+    from agents.learned import MLPPolicy
+
+    uniform = [MLPPolicy([(np.zeros_like(w.T), np.zeros_like(c)) for w, c in net.layers]) for net in _nets(pair)]
     s = VineSampler(rules, 4000, seed=2)
     batch = s.sample(2000, uniform, PUNTER)
     i1, i2 = (s.t.action_names.index(f"BET_{k}") for k in (1, 2))
@@ -153,7 +155,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
 
     cfg = pair[0]
     s = VineSampler(cfg.rules, 4000, seed=4)
-    batch = s.sample(1500, _layers(pair), PUNTER)
+    batch = s.sample(1500, _nets(pair), PUNTER)
     merged = s.merge(batch)
     assert len(merged) < len(batch) / 3 and merged.decisions == len(batch) and batch.decisions == len(batch)
     key = [r.tobytes() + m.tobytes() for r, m in zip(batch.obs, batch.masks, strict=True)]
@@ -184,7 +186,7 @@ def test_the_loss_improves_the_policy_on_its_batch(pair, merge):
     cfg = pair[0]
     model = _model(cfg, "banker", 2)  # the fixture's banker, fresh
     s = VineSampler(cfg.rules, 4000, seed=4)
-    batch = s.sample(2000, _layers(pair), BANKER)
+    batch = s.sample(2000, _nets(pair), BANKER)
     adv = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * (batch.masks > 0)
     stats = model.train_on(s.merge(batch) if merge else batch, steps=4)
     assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_magnet"}
@@ -205,9 +207,9 @@ def _skewed(cfg):
 
 def _flat_batch(pair, m):
     """1,000 hands of ``m`` against the fixture's banker, every advantage zero."""
-    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers
+    from training.vine import PUNTER, VineBatch, VineSampler, actor
 
-    batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor_layers(m.policy), _layers(pair)[1]], PUNTER)
+    batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor(m.policy), _nets(pair)[1]], PUNTER)
     return VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
 
 
@@ -258,15 +260,15 @@ def test_a_given_magnet_pulls_toward_itself(pair):
     advantages and ``ent_coef`` > 0 move the policy toward the magnet's probabilities."""
     import torch as th
 
-    from training.vine import PUNTER, VineBatch, VineSampler, actor_layers, actor_probs
+    from training.vine import PUNTER, VineBatch, VineSampler, actor
 
     cfg, p, b = pair
     target = _model(cfg, "punter", 7)
     with th.no_grad():
         target.policy.action_net.bias.copy_(th.linspace(3, -3, target.action_space.n))
     s = VineSampler(cfg.rules, 2000, seed=9)
-    batch = s.sample(1000, [actor_layers(p.policy), _layers(pair)[1]], PUNTER)
-    magnet = actor_probs(actor_layers(target.policy), cfg.punter.ppo.activation, batch.obs, batch.masks)
+    batch = s.sample(1000, [actor(p.policy), _nets(pair)[1]], PUNTER)
+    magnet = actor(target.policy).probs(batch.obs, batch.masks)
     flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q), magnet)
     m = _model(cfg, "punter", 1)
 

@@ -44,44 +44,21 @@ import torch as th
 from numba import njit
 from sb3_contrib import MaskablePPO
 
+from agents.learned import MLPPolicy
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
 
-__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor_layers", "actor_probs"]
+__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor"]
 
 PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
 _CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
 
 
-def actor_layers(policy) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The actor of a ``MaskableActorCriticPolicy`` as ``(W (in, out), b)`` float32 layers
-    (hidden layers, then the action logits)."""
-    import torch.nn as nn
-
-    lins = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)] + [policy.action_net]
-    return [
-        (np.ascontiguousarray(m.weight.detach().cpu().numpy().T, np.float32), m.bias.detach().cpu().numpy().copy())
-        for m in lins
-    ]
-
-
-def actor_probs(layers, activation: str, x: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Masked softmax of the actor's logits (float32 layers, float64 softmax)."""
-    h = x
-    last = len(layers) - 1
-    for i, (w, b) in enumerate(layers):
-        h = h @ w
-        h += b
-        if i < last:
-            if activation == "tanh":
-                np.tanh(h, out=h)
-            else:
-                np.maximum(h, 0.0, out=h)
-    z = np.where(masks > 0, h.astype(np.float64), -np.inf)
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    return p
+def actor(policy) -> MLPPolicy:
+    """The actor of a ``MaskableActorCriticPolicy`` in numpy (``agents.learned.MLPPolicy``:
+    float32 layers, the masked softmax in float64): what the sampler plays and the
+    learners send each other."""
+    return MLPPolicy.from_policy(policy)
 
 
 def _draw(p: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -108,6 +85,21 @@ def _row_keys(obs, masks, w_obs, w_mask):  # pragma: no cover  (compiled)
 def _mean(x, w):
     """The minibatch's mean of the per-row terms ``x``, or their sum weighted by ``w`` (merged rows)."""
     return x.mean() if w is None else (w * x).sum()
+
+
+@njit(cache=True)
+def _rows_match(obs, masks, first, inv):  # pragma: no cover  (compiled)
+    """Whether every row equals its group's first row (``obs[first][inv] == obs``, and the
+    masks), without the copies."""
+    for i in range(obs.shape[0]):
+        f = first[inv[i]]
+        for j in range(obs.shape[1]):
+            if obs[i, j] != obs[f, j]:
+                return False
+        for j in range(masks.shape[1]):
+            if masks[i, j] != masks[f, j]:
+                return False
+    return True
 
 
 @dataclass
@@ -137,18 +129,17 @@ class VineSampler:
     """Heads-up hands between two actor networks on the batched engine, with every
     decision of one role branched over its legal actions (see the module docstring)."""
 
-    def __init__(self, rules: Any, capacity: int, seed: int, activation: str = "tanh"):
+    def __init__(self, rules: Any, capacity: int, seed: int):
         self.t = BatchedTables(capacity, 2, rules)
         self.A, self.D = self.t.A, self.t.folded_size
         self.rng = np.random.default_rng(seed)
-        self.activation = activation
         self.steps = 0  # env steps played (every table's every action, main hands and copies)
         keys = np.random.default_rng(0)  # fixed weights of the rows' keys (not the sampling's generator)
         self._key_obs = keys.integers(1, 2**40, self.D).astype(np.float64)
         self._key_mask = keys.integers(1, 2**40, self.A).astype(np.float64)
 
-    def _probs(self, layers, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``actor_probs`` computed once per distinct (observation, mask) row: the rows a
+    def _probs(self, net: MLPPolicy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``net.probs`` computed once per distinct (observation, mask) row: the rows a
         batch of tables shows repeat (about one in seven is new), and the network is most
         of a sample's time. Rows are grouped by ``_groups``; if that fails, every row is
         computed."""
@@ -156,8 +147,8 @@ class VineSampler:
             g = self._groups(obs, masks, len(obs) // 2)
             if g is not None:
                 first, inv = g
-                return actor_probs(layers, self.activation, obs[first], masks[first])[inv]
-        return actor_probs(layers, self.activation, obs, masks)
+                return net.probs(obs[first], masks[first])[inv]
+        return net.probs(obs, masks)
 
     def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None):
         """The distinct (observation, mask) rows: ``(first, inv)`` with ``obs[first][inv] ==
@@ -168,7 +159,7 @@ class VineSampler:
         _, first, inv = np.unique(key, return_index=True, return_inverse=True)
         if most is not None and len(first) > most:
             return None
-        if np.array_equal(obs[first][inv], obs) and np.array_equal(masks[first][inv], masks):
+        if _rows_match(obs, masks, first, inv):
             return first, inv
         return None
 
@@ -192,7 +183,7 @@ class VineSampler:
         magnet = None if batch.magnet is None else batch.magnet[first]
         return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), magnet, weight)
 
-    def _play_out(self, games: np.ndarray, layers, record: int | None = None, crn=None) -> list:
+    def _play_out(self, games: np.ndarray, nets: list[MLPPolicy], record: int | None = None, crn=None) -> list:
         """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
         decisions of that role are returned as ``(obs, masks, probs, state rows)``."""
         t, st = self.t, self.t.state
@@ -210,7 +201,7 @@ class VineSampler:
             for role, sel in ((PUNTER, ~banker), (BANKER, banker)):
                 if not sel.any():
                     continue
-                p = self._probs(layers[role], obs[sel], masks[sel])
+                p = self._probs(nets[role], obs[sel], masks[sel])
                 g = active[sel]
                 if crn is None:
                     u = self.rng.random(len(g))
@@ -224,8 +215,8 @@ class VineSampler:
             self.steps += len(active)
         return out
 
-    def sample(self, hands: int, layers, role: int) -> VineBatch:
-        """``hands`` hands between the actors ``layers`` (per role), every decision of
+    def sample(self, hands: int, nets: list[MLPPolicy], role: int) -> VineBatch:
+        """``hands`` hands between the actors ``nets`` (per role), every decision of
         ``role`` branched (see the module docstring)."""
         t = self.t
         cap = t.N
@@ -233,7 +224,7 @@ class VineSampler:
         for s in range(0, hands, cap):  # the main hands, in blocks of the tables there are
             g = np.arange(min(cap, hands - s))
             t.start(g, np.ones(len(g), np.int64), t.shuffled_decks(len(g), self.rng))  # the banker at seat 1
-            parts += self._play_out(g, layers, record=role)
+            parts += self._play_out(g, nets, record=role)
         obs = np.concatenate([x[0] for x in parts])
         masks = np.concatenate([x[1] for x in parts])
         probs = np.concatenate([x[2] for x in parts])
@@ -250,7 +241,7 @@ class VineSampler:
             t.state[g] = rows[d]
             t.apply(g, a)
             family[g], count[g] = d, 0
-            self._play_out(g, layers, crn=(family, U, count))
+            self._play_out(g, nets, crn=(family, U, count))
             q[d, a] = t.chips[g, seat]
         return VineBatch(obs, masks, probs, q)
 

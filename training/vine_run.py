@@ -27,8 +27,8 @@ __all__ = ["train_vine", "vine_learner"]
 
 def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter,
                  parent_pid: int) -> None:  # fmt: skip
-    """A learner process of ``learner: vine``. Requests: ``("iterate", gen, it, other_layers)``
-    -> ``("ok", own_layers, stats)``; ``("save", rel)`` -> ``("ok", rel)``; ``None``: stop.
+    """A learner process of ``learner: vine``. Requests: ``("iterate", gen, it, other_actor)``
+    -> ``("ok", own_actor, stats)``; ``("save", rel)`` -> ``("ok", rel)``; ``None``: stop.
     ``counter`` counts the env steps it plays (main hands and branches)."""
     import signal
 
@@ -40,7 +40,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor_layers, actor_probs
+        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -58,8 +58,8 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
-        sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i), ppo.activation)
-        magnet = None  # the magnet's layers (vine.magnet: generation), else uniform
+        sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i))
+        magnet = None  # the magnet's actor (vine.magnet: generation), else uniform
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -71,8 +71,8 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         if msg is None:
             break
         try:
-            if msg[0] == "layers":
-                conn.send(("ok", actor_layers(model.policy), None))
+            if msg[0] == "actor":
+                conn.send(("ok", actor(model.policy), None))
                 continue
             if msg[0] == "save":
                 (root / msg[1]).parent.mkdir(parents=True, exist_ok=True)
@@ -87,17 +87,17 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
                 model._setup_lr_schedule()
                 if v.magnet == "generation":  # the policy the generation starts from
-                    magnet = actor_layers(model.policy)
-            layers = [None, None]
-            layers[me] = actor_layers(model.policy)
-            layers[1 - me] = other
+                    magnet = actor(model.policy)
+            nets = [None, None]
+            nets[me] = actor(model.policy)
+            nets[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
-            batch = sampler.sample(hands, layers, me)
+            batch = sampler.sample(hands, nets, me)
             if v.merge:
                 batch = sampler.merge(batch)
             if magnet is not None:
-                batch.magnet = actor_probs(magnet, ppo.activation, batch.obs, batch.masks)
+                batch.magnet = magnet.probs(batch.obs, batch.masks)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps, v.epochs)
             t2 = time.perf_counter()
@@ -115,7 +115,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             for k, val in stats.items():
                 model.logger.record(f"vine/{k}", val)
             model.logger.dump(model.num_timesteps)
-            conn.send(("ok", actor_layers(model.policy), stats))
+            conn.send(("ok", actor(model.policy), stats))
         except Exception as e:  # noqa: BLE001  (reported to the main process)
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", None))
             break
@@ -155,20 +155,20 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
     bar = tqdm(total=v.iterations * cfg.generations, initial=v.iterations * state.generation, unit="it",
                dynamic_ncols=True, desc="training")  # fmt: skip
     try:
-        # each learner's newest weights (the actors' layers), from the learners themselves
-        layers = {r: payload for r, (payload, _) in _ask(conns, procs, dict.fromkeys(ROLES, ("layers",))).items()}
+        # each learner's newest weights (its actor), from the learners themselves
+        nets = {r: payload for r, (payload, _) in _ask(conns, procs, dict.fromkeys(ROLES, ("actor",))).items()}
         for gen in range(state.generation + 1, cfg.generations + 1):
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
             t0 = time.perf_counter()
             for it in range(1, v.iterations + 1):
                 if v.alternate:  # the punter, then the banker against the punter's new weights
-                    out = _ask(conns, procs, {"punter": ("iterate", gen, it, layers["banker"])})
-                    layers["punter"] = out["punter"][0]
-                    out.update(_ask(conns, procs, {"banker": ("iterate", gen, it, layers["punter"])}))
+                    out = _ask(conns, procs, {"punter": ("iterate", gen, it, nets["banker"])})
+                    nets["punter"] = out["punter"][0]
+                    out.update(_ask(conns, procs, {"banker": ("iterate", gen, it, nets["punter"])}))
                 else:
-                    msgs = {r: ("iterate", gen, it, layers[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
+                    msgs = {r: ("iterate", gen, it, nets[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
                     out = _ask(conns, procs, msgs)
-                layers = {r: out[r][0] for r in ROLES}
+                nets = {r: out[r][0] for r in ROLES}
                 for r in ROLES:
                     st = out[r][1]
                     state.learn_steps[r] += st["env_steps"]
