@@ -63,13 +63,19 @@ class MLPPolicy:
         return cls(layers, activation)
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        """The action logits (float64), computed in float32 as torch does."""
+        """The action logits (float64), computed in float32 as torch does (the hidden
+        layers' bias and activation in one compiled pass: ``_banker_kernels``)."""
         h = np.asarray(x, np.float32)
         last = len(self.layers) - 1
+        hidden = _banker_kernels()[1] if h.ndim == 2 else None
         for i, (w, b) in enumerate(self.layers):
             h = h @ w
-            h += b
-            if i < last:
+            if i == last:
+                h += b
+            elif hidden is not None:
+                hidden(h, b, _ACT_CODE[self.activation])
+            else:
+                h += b
                 h = self._act(h)
         return h.astype(np.float64)
 
