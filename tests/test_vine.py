@@ -397,3 +397,25 @@ def test_the_pools_keys_are_refused_by_the_vine_learner(key):
     value = {"punter.steps": 1000, "opponents.exploiter_share": 0.2, "rounds": 2, "banker.baseline_share": 0.1}[key]
     with pytest.raises(ValueError, match=rf"does not use {key}.*vine\.iterations"):
         load_config(path, [f"{key}={value}"])
+
+
+def _report_env(role, cfg_data, run_dir, snapshot, conn, counter, parent_pid):
+    conn.send((role, os.environ.get("SIETE_TEST_THREADS")))
+    conn.close()
+
+
+def test_the_learners_start_with_their_environment_and_this_process_keeps_its_own(tmp_path, monkeypatch):
+    """``start_learners(env=...)``: the learner processes see ``env`` (their BLAS
+    threads); this process's environment is as it was."""
+    import multiprocessing as mp
+
+    from training.runs import RunState, start_learners, stop_learners
+
+    monkeypatch.delenv("SIETE_TEST_THREADS", raising=False)
+    ctx = mp.get_context("spawn")
+    procs, conns, _ = start_learners(ctx, _report_env, _cfg(), tmp_path, RunState(), {"SIETE_TEST_THREADS": "2"})
+    try:
+        assert sorted(c.recv() for c in conns.values()) == [("banker", "2"), ("punter", "2")]
+    finally:
+        stop_learners(conns, procs)
+    assert "SIETE_TEST_THREADS" not in os.environ

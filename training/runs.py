@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from unittest import mock
 
 from agents.specs import AgentSpec
 from siete_env.rules import cut
@@ -269,41 +270,29 @@ def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState
                    env: dict[str, str] | None = None) -> tuple[dict, dict, dict]:  # fmt: skip
     """Both learner processes (``target(role, cfg_data, run_dir, snapshot, conn, counter,
     parent_pid)``), each from its newest snapshot: ``(procs, conns, counters)`` by role.
-    ``env``: environment variables the learners start with (this process's are restored)."""
-    saved = {k: os.environ.get(k) for k in env or {}}
-    os.environ.update(env or {})
-    try:
-        return _start_learners(ctx, target, cfg, run_dir, state)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def _start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState) -> tuple[dict, dict, dict]:
+    ``env``: environment variables the learners start with (set only while they spawn)."""
     procs, conns, counters = {}, {}, {}
-    for role in ROLES:
-        parent, child = ctx.Pipe()
-        counters[role] = ctx.Value("q", 0)
-        snaps = state.snapshots(role)
-        procs[role] = ctx.Process(
-            target=target,
-            args=(
-                role,
-                cfg.model_dump(),
-                str(run_dir),
-                snaps[-1] if snaps else None,
-                child,
-                counters[role],
-                os.getpid(),
-            ),  # fmt: skip
-            daemon=True,
-        )
-        procs[role].start()
-        child.close()  # only the learner holds its end: its death then reads as EOF here
-        conns[role] = parent
+    with mock.patch.dict(os.environ, env or {}):
+        for role in ROLES:
+            parent, child = ctx.Pipe()
+            counters[role] = ctx.Value("q", 0)
+            snaps = state.snapshots(role)
+            procs[role] = ctx.Process(
+                target=target,
+                args=(
+                    role,
+                    cfg.model_dump(),
+                    str(run_dir),
+                    snaps[-1] if snaps else None,
+                    child,
+                    counters[role],
+                    os.getpid(),
+                ),  # fmt: skip
+                daemon=True,
+            )
+            procs[role].start()
+            child.close()  # only the learner holds its end: its death then reads as EOF here
+            conns[role] = parent
     return procs, conns, counters
 
 
