@@ -39,7 +39,6 @@ class MLPPolicy:
             raise ValueError(f"unsupported activation {activation!r}; supported: {list(_ACTIVATIONS)}")
         self.layers = [(np.ascontiguousarray(w.T, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.activation = activation
-        self._act = _ACTIVATIONS[activation]
         self.input_size = self.layers[0][0].shape[0]
         self.n_actions = self.layers[-1][0].shape[1]
 
@@ -76,7 +75,7 @@ class MLPPolicy:
                 hidden(h, b, _ACT_CODE[self.activation])
             else:
                 h += b
-                h = self._act(h)
+                h = _ACTIVATIONS[self.activation](h)
         return h.astype(np.float64)
 
     def probs(self, x: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -419,3 +419,14 @@ def test_the_learners_start_with_their_environment_and_this_process_keeps_its_ow
     finally:
         stop_learners(conns, procs)
     assert "SIETE_TEST_THREADS" not in os.environ
+
+
+def test_the_actor_pickles_as_the_learners_send_it(pair):
+    """The learners exchange their actors through pipes: an actor pickles, and plays the same."""
+    import pickle
+
+    from training.vine import PUNTER, VineSampler
+
+    net = _nets(pair)[PUNTER]
+    batch = VineSampler(pair[0].rules, 2000, seed=3).sample(200, _nets(pair), PUNTER)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(net)).probs(batch.obs, batch.masks), batch.probs, atol=1e-7)
