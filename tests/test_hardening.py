@@ -244,7 +244,8 @@ def test_a_config_extends_another(tmp_path):
     assert (c.name, c.generations, c.vine.punter_hands, c.vine.steps) == ("c", 2, 7, 3)
     assert c.vine.banker_hands == base.vine.banker_hands and c.banker == base.banker and c.rules == base.rules
     long = load_config(ROOT / "configs" / "train" / "long.yaml")
-    assert (long.generations, long.vine.epochs) == (24, 4) and long.vine.alternate == base.vine.alternate
+    assert (long.generations, long.vine.iterations, long.vine.epochs) == (30, 16, 4) and long.vine.merge
+    assert long.vine.alternate == base.vine.alternate and long.punter == base.punter
     assert long.evaluation == base.evaluation
     for text, problem in [
         ("extends: c.yaml\n", "makes a loop"),
