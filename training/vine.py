@@ -27,6 +27,12 @@ toward the magnet, as in magnetic mirror descent (Sokota et al. 2022): the unifo
 its regularisation policy, Perolat et al. 2022). The critic is
 the played hands themselves: no learned value function, no exact value.
 
+Decisions repeat (the punter's about twelve times an iteration, the banker's four): with
+``vine.merge`` the loss goes over the distinct (observation, mask) rows, each weighted by its
+count with its played values averaged (``VineSampler.merge``) — the same loss, since the
+rollout policy's and the magnet's probabilities depend on the row alone — in minibatches that
+keep a frequent row's repeats spread over all of them, as the unmerged minibatches do.
+
 The two learners run in two processes (``training.vine_run``): each plays its own hands with
 both networks and branches its own role's decisions; after each iteration they exchange
 weights. A generation is ``vine.iterations`` iterations; each ends with a snapshot
@@ -272,7 +278,8 @@ class VinePPO(MaskablePPO):
 
     def train_on(self, batch: VineBatch, steps: int, epochs: int = 1) -> dict[str, float]:
         """``epochs`` passes over ``batch``, each ``steps`` gradient steps of the loss
-        (minibatches of ``len(batch) / steps`` decisions); returns the losses' means."""
+        (minibatches of ``len(batch) / steps`` rows; a merged batch's rows weighted, see
+        below); returns the losses' means."""
         pol = self.policy
         pol.set_training_mode(True)
         lr = self.lr_schedule(1.0)  # constant within a generation (train.py sets it per generation)
