@@ -24,10 +24,7 @@ from siete_env.features import NoSplitView, fold_suits, folded_size
 from siete_env.game import HIT_UP, KEEP, STAND
 from siete_env.rules import cut
 
-_ACTIVATIONS = {
-    "Tanh": lambda x: np.tanh(x, out=x),
-    "ReLU": lambda x: np.maximum(x, 0.0, out=x),
-}
+_ACTIVATIONS = ("Tanh", "ReLU")  # the hidden layers' (computed by ``_banker_kernels``: ``_ACT_CODE``)
 
 
 class MLPPolicy:
@@ -64,19 +61,17 @@ class MLPPolicy:
     def logits(self, x: np.ndarray) -> np.ndarray:
         """The action logits (float64), computed in float32 as torch does (the hidden
         layers' bias and activation in one compiled pass: ``_banker_kernels``)."""
-        h = np.asarray(x, np.float32)
+        x = np.asarray(x, np.float32)
+        h = np.ascontiguousarray(x.reshape(-1, x.shape[-1]))  # one row or many: the same arithmetic
         last = len(self.layers) - 1
-        hidden = _banker_kernels()[1] if h.ndim == 2 else None
+        hidden = _banker_kernels()[1]
         for i, (w, b) in enumerate(self.layers):
             h = h @ w
             if i == last:
                 h += b
-            elif hidden is not None:
-                hidden(h, b, _ACT_CODE[self.activation])
             else:
-                h += b
-                h = _ACTIVATIONS[self.activation](h)
-        return h.astype(np.float64)
+                hidden(h, b, _ACT_CODE[self.activation])
+        return h.astype(np.float64).reshape(*x.shape[:-1], h.shape[-1])
 
     def probs(self, x: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Action probabilities, 0 on illegal actions; ``x`` is ``(D,)`` or ``(N, D)``."""
