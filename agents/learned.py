@@ -24,16 +24,14 @@ from siete_env.features import NoSplitView, fold_suits, folded_size
 from siete_env.game import HIT_UP, KEEP, STAND
 from siete_env.rules import cut
 
-_ACTIVATIONS = ("Tanh", "ReLU")  # the hidden layers' (computed by ``_banker_kernels``: ``_ACT_CODE``)
-
 
 class MLPPolicy:
     """The actor of an SB3 ``MlpPolicy`` in numpy: hidden layers, then action logits;
     illegal actions are masked out before the softmax, as sb3-contrib does."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "Tanh"):
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"unsupported activation {activation!r}; supported: {list(_ACTIVATIONS)}")
+        if activation not in _ACT_CODE:
+            raise ValueError(f"unsupported activation {activation!r}; supported: {list(_ACT_CODE)}")
         self.layers = [(np.ascontiguousarray(w.T, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.activation = activation
         self.input_size = self.layers[0][0].shape[0]

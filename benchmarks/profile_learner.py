@@ -119,9 +119,7 @@ def profile_vine(cfg, args) -> None:
     models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up
 
     def iteration():
-        batch = sampler.sample(hands, layers, me)
-        if cfg.vine.merge:
-            batch = sampler.merge(batch)
+        batch = sampler.sample(hands, layers, me, cfg.vine.merge)
         models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
         return batch
 

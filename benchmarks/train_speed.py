@@ -97,11 +97,11 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
     models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up (kernels, buffers)
     before = sampler.steps
     t0 = time.perf_counter()
-    batch = sampler.sample(hands, layers, me)
+    batch = sampler.sample(hands, layers, me, cfg.vine.merge)
     t1 = time.perf_counter()
-    models[me].train_on(sampler.merge(batch) if cfg.vine.merge else batch, cfg.vine.steps, cfg.vine.epochs)
+    models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
     dt = time.perf_counter() - t0
-    return (sampler.steps - before) / dt, (t1 - t0) / dt, len(batch) / dt
+    return (sampler.steps - before) / dt, (t1 - t0) / dt, batch.decisions / dt
 
 
 def main() -> None:

@@ -221,9 +221,10 @@ class VineSampler:
             self.steps += len(active)
         return out
 
-    def sample(self, hands: int, nets: list[MLPPolicy], role: int) -> VineBatch:
+    def sample(self, hands: int, nets: list[MLPPolicy], role: int, merge: bool = False) -> VineBatch:
         """``hands`` hands between the actors ``nets`` (per role), every decision of
-        ``role`` branched (see the module docstring)."""
+        ``role`` branched (see the module docstring); ``merge``: the repeated decisions
+        merged (``merge``, as ``vine.merge`` says)."""
         t = self.t
         cap = t.N
         parts: list = []
@@ -249,7 +250,8 @@ class VineSampler:
             family[g], count[g] = d, 0
             self._play_out(g, nets, crn=(family, U, count))
             q[d, a] = t.chips[g, seat]
-        return VineBatch(obs, masks, probs, q)
+        batch = VineBatch(obs, masks, probs, q)
+        return self.merge(batch) if merge else batch
 
 
 class VinePPO(MaskablePPO):

@@ -93,9 +93,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             nets[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
-            batch = sampler.sample(hands, nets, me)
-            if v.merge:
-                batch = sampler.merge(batch)
+            batch = sampler.sample(hands, nets, me, v.merge)
             if magnet is not None:
                 batch.magnet = magnet.probs(batch.obs, batch.masks)
             t1 = time.perf_counter()
