@@ -9,7 +9,7 @@ import time
 
 def compile_ahead() -> dict[str, float]:
     """Use every kernel once: the batched engine in both seats (stepped to the end of its
-    episodes) and the exact evaluator on a small game. Seconds per part."""
+    episodes, through the vector environments and through ``BatchedTables``' own API) and the exact evaluator on a small game. Seconds per part."""
     import gymnasium as gym
     import numpy as np
 
@@ -28,6 +28,15 @@ def compile_ahead() -> dict[str, float]:
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             env.step(actions)
         env.close()
+    # the engine's own API (start / observe / apply on chosen tables: the vine learner's sampler)
+    from siete_env.batched import BatchedTables
+
+    t2 = BatchedTables(8, 2, "spanish")
+    g = np.arange(8)
+    t2.start(g, np.ones(8, np.int64), t2.shuffled_decks(8, rng))
+    while len(g := g[~t2.over()[g]]):
+        _, masks = t2.observe(g, fold=True)
+        t2.apply(g, np.array([rng.choice(np.flatnonzero(m)) for m in masks], np.int64))
     out["batched engine"] = time.perf_counter() - t
     t = time.perf_counter()
     from siete_env.solve.exact import nash_conv

@@ -311,6 +311,8 @@ def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
     [
         ({"num_players": 3}, "heads-up"),
         ({"rules": "italian"}, "batched engine"),
+        ({"vine": {"iterations": 4, "snapshot_every": 4}}, "less than vine.iterations"),
+        ({"vine": {"iterations": 4, "snapshot_every": 2}, "evaluation": {"select": "last"}}, "select: mixture"),
     ],
 )
 def test_vine_config_is_checked(over, words):
@@ -318,6 +320,14 @@ def test_vine_config_is_checked(over, words):
 
     with pytest.raises(ValidationError, match=words):
         _cfg(**over)
+
+
+def test_snapshots_within_generations_are_taken_where_the_config_says():
+    ev = {"exact": True, "select": "mixture"}
+    cfg = _cfg(generations=3, vine={"iterations": 6, "snapshot_every": 2, "snapshot_generations": 2}, evaluation=ev)
+    taken = [(g, i) for g in range(1, 4) for i in range(1, 7) if cfg.iterate_snapshot(g, i)]
+    assert taken == [(2, 2), (2, 4), (3, 2), (3, 4)]  # not the last iteration: that is the generation's own
+    assert not any(_cfg(generations=3).iterate_snapshot(g, i) for g in range(1, 4) for i in range(1, 2))
 
 
 def test_pools_learner_needs_its_steps():
@@ -358,6 +368,7 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
                vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
                      "magnet": "generation",  # the moving magnet: resumed from the snapshot it starts from
                      "merge": True,  # repeated decisions merged
+                     "snapshot_every": 1, "snapshot_generations": 2,  # a snapshot within each generation too
                      "alternate": True},  # the learners take turns
                evaluation={"hands": 300, "punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1,
                            "generation_hands": 0, "exact": True, "select": "mixture", "mixture_iterations": 2,
@@ -377,8 +388,19 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     table = raw_env(2, RULES)
     g2 = [make_agent(f"ppo:{a / 'gen_002' / f'{r}.zip'}", table) for r in ("punter", "banker")]
     assert solve.nash_conv(*g2, RULES).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=1e-6)
-    assert st["final"] is not None and set(st["final"]["weights"]["punter"]) == {"gen_001/punter.zip",
-                                                                                  "gen_002/punter.zip"}  # fmt: skip
+    # the snapshots within the generations: measured, and members of the final mixture's population
+    assert [(x["generation"], x["iteration"]) for x in st["iterates"]] == [(1, 1), (2, 1)]
+    it2 = st["iterates"][1]
+    assert it2["punter"] == "gen_002/punter_it001.zip" and it2["banker"] == "gen_002/banker_it001.zip"
+    pair = [make_agent(f"ppo:{a / it2[r]}", table) for r in ("punter", "banker")]
+    assert solve.nash_conv(*pair, RULES).nash_conv == pytest.approx(it2["nash_conv"], abs=1e-6)
+    assert st["final"] is not None and set(st["final"]["weights"]["punter"]) == {
+        "gen_001/punter_it001.zip", "gen_001/punter.zip", "gen_002/punter_it001.zip", "gen_002/punter.zip"}  # fmt: skip
+    resumed = json.loads((b / "state.json").read_text())  # the population rebuilt on resume: the same mixture
+    assert resumed["iterates"] == [{**x, "wall_seconds": y["wall_seconds"], "seconds": y["seconds"]}
+                                   for x, y in zip(st["iterates"], resumed["iterates"], strict=True)]  # fmt: skip
+    assert resumed["final"]["weights"] == st["final"]["weights"]
+    assert resumed["final"]["nash_conv"] == st["final"]["nash_conv"]
     for gen in ("gen_001", "gen_002"):
         for role in ("punter", "banker"):
             pa, pb = (load_policy(str(x / gen / f"{role}.zip")) for x in (a, b))
@@ -430,3 +452,12 @@ def test_the_actor_pickles_as_the_learners_send_it(pair):
     net = _nets(pair)[PUNTER]
     batch = VineSampler(pair[0].rules, 2000, seed=3).sample(200, _nets(pair), PUNTER)
     np.testing.assert_allclose(pickle.loads(pickle.dumps(net)).probs(batch.obs, batch.masks), batch.probs, atol=1e-7)
+
+
+def test_a_snapshot_within_a_generation_is_named_by_its_iteration():
+    from training.report import member_label
+    from training.runs import iterate_snapshot
+
+    assert iterate_snapshot(6, 8, "punter") == "gen_006/punter_it008.zip"
+    assert member_label("gen_006/punter_it008.zip") == "gen_006 it 8"
+    assert member_label("gen_006/banker.zip") == "gen_006"

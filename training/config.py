@@ -251,6 +251,14 @@ class VineConfig(_Strict):
     value_scale: float | None = Field(
         None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"
     )
+    snapshot_every: int = Field(
+        0,
+        ge=0,
+        description="in the last `snapshot_generations` generations, also snapshot both learners every this many "
+        "iterations (0: only at the end of each generation): each such pair is measured exactly and joins the "
+        "snapshots the final mixture is chosen from (evaluation.select: mixture)",
+    )
+    snapshot_generations: int = Field(1, ge=1, description="the last generations that snapshot_every applies to")
 
 
 class TrainConfig(_Strict):
@@ -307,6 +315,16 @@ class TrainConfig(_Strict):
                 "(it names the run folder runs/<name>-s<seed>)"
             )
         return v
+
+    def iterate_snapshot(self, gen: int, it: int) -> bool:
+        """Whether the vine learners snapshot after iteration ``it`` of generation ``gen``
+        besides the generation's own snapshot (``vine.snapshot_every``)."""
+        v = self.vine
+        return (
+            bool(v.snapshot_every)
+            and gen > self.generations - v.snapshot_generations
+            and (it % v.snapshot_every == 0 and it < v.iterations)
+        )
 
     @field_validator("rules")
     @classmethod
@@ -402,6 +420,17 @@ class TrainConfig(_Strict):
                 )
         if self.evaluation.select == "mixture":
             wants.append("evaluation.select: mixture")
+        v = self.vine
+        if v.snapshot_every:
+            if self.learner != "vine":
+                raise ValueError("vine.snapshot_every is the vine learner's (learner: vine)")
+            if v.snapshot_every >= v.iterations:
+                raise ValueError(
+                    f"vine.snapshot_every {v.snapshot_every}: less than vine.iterations ({v.iterations}), whose last "
+                    "iteration is the generation's own snapshot"
+                )
+            if self.evaluation.select != "mixture":
+                raise ValueError("vine.snapshot_every needs evaluation.select: mixture (the snapshots it adds join it)")
         if not wants:
             return self
         from siete_env import solve

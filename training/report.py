@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -164,6 +165,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "worst_cases": wc,
         "curves": state.curves,
         "nash_conv": state.nash_conv,
+        "iterates": state.iterates or None,
         "exact_note": state.exact_note,
         "selected": state.selected or None,
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
@@ -213,7 +215,10 @@ def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, name
             c["nash_conv"] = [x["nash_conv"] for x in nc]
         plots.plot_learning_curves(c, str(run_dir / "learning_curves.png"))
         out.append("learning_curves.png")
-    timed = [x for x in state.nash_conv if "wall_seconds" in x]
+    # every measured pair in time order: the generations' and the snapshots within them (vine.snapshot_every)
+    timed = sorted(
+        (x for x in state.nash_conv + state.iterates if "wall_seconds" in x), key=lambda x: x["wall_seconds"]
+    )
     if timed:
         ref = _reference(cfg)
         final = None
@@ -351,6 +356,14 @@ def _reference(cfg: TrainConfig) -> dict[str, Any] | None:
     return asdict(ref) if ref is not None else None
 
 
+def member_label(path: str) -> str:
+    """A snapshot's short name: ``gen_006`` for ``gen_006/punter.zip``, ``gen_006 it 8`` for
+    a snapshot within the generation (``gen_006/punter_it008.zip``: ``vine.snapshot_every``)."""
+    folder, _, name = path.partition("/")
+    it = re.search(r"_it(\d+)\.zip$", name)
+    return f"{folder} it {int(it.group(1))}" if it else folder
+
+
 def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
     sel = report.get("selected") or {}
     fin = report.get("final")
@@ -358,7 +371,7 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
 
         def members(role: str) -> str:
             w = sorted(fin["weights"][role].items(), key=lambda kv: -kv[1])
-            return ", ".join(f"{k.split('/')[0]} {v:.2f}" for k, v in w if v >= 0.005)
+            return ", ".join(f"{member_label(k)} {v:.2f}" for k, v in w if v >= 0.005)
 
         return (
             "- Final policies: **the least exploitable mixture of the snapshots** (`final.npz`, agent spec "
@@ -510,21 +523,30 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
                 f"**{abs(fnc['ev'] - ref['value']):.4f}** from it.",
                 "",
             ]
+    its = report.get("iterates") or []
     if nc:
         lines += [
             "## Exploitability by generation (exact; each generation's newest pair)",
             "",
             "Punter BR: the punter's value when it best-responds to the generation's banker; banker BR: the banker's "
             "own value when it best-responds to the generation's punter; each gain is over what that side gets in the "
-            "pair. Minutes: training time when the generation's measure was done.",
+            "pair. Minutes: training time when the generation's measure was done."
+            + (
+                " Rows `g, iteration i`: snapshots taken within generation g (`vine.snapshot_every`), measured the "
+                "same way; they join the snapshots the final mixture is chosen from."
+                if its
+                else ""
+            ),
             "",
             "| generation | minutes | EV (punter) | punter BR | its gain | banker BR | banker's gain | NashConv |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for x in nc:
+        rows = sorted([(x["generation"], x["iteration"], f"{x['generation']}, iteration {x['iteration']}", x) for x in its]
+                      + [(x["generation"], float("inf"), str(x["generation"]), x) for x in nc], key=lambda r: r[:2])  # fmt: skip
+        for _, _, label, x in rows:
             minutes = f"{x['wall_seconds'] / 60:.1f}" if "wall_seconds" in x else "–"
             lines.append(
-                f"| {x['generation']} | {minutes} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['punter_br'] - x['ev']:.4f} "
+                f"| {label} | {minutes} | {x['ev']:+.4f} | {x['punter_br']:+.4f} | {x['punter_br'] - x['ev']:.4f} "
                 f"| {x['banker_br']:+.4f} | {x['banker_br'] + x['ev']:.4f} | {x['nash_conv']:.4f} |"
             )
         lines.append("")

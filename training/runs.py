@@ -43,6 +43,12 @@ def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json_text(data))
 
 
+def iterate_snapshot(gen: int, it: int, role: str) -> str:
+    """Where a snapshot taken after iteration ``it`` of generation ``gen`` is saved
+    (``vine.snapshot_every``), relative to the run folder."""
+    return f"gen_{gen:03d}/{role}_it{it:03d}.zip"
+
+
 @dataclass
 class FinalMixture:
     """``evaluation.select: mixture``: the least exploitable mixture of the snapshots."""
@@ -72,6 +78,8 @@ class RunState:
     exact_note: str | None = None  # why the exact evaluation was not made
     selected: dict[str, int] = field(default_factory=dict)  # per role: the generation chosen
     final: FinalMixture | None = None
+    # snapshots within generations (vine.snapshot_every): generation, iteration, both files, their exact measure
+    iterates: list[dict[str, Any]] = field(default_factory=list)
 
     def snapshots(self, role: str) -> list[str]:
         return self.punter_snapshots if role == "punter" else self.banker_snapshots
@@ -134,9 +142,16 @@ class RunState:
         for key in ("learn_seconds", "learn_steps", "curves", "last_results", "selected"):
             if not isinstance(getattr(self, key), dict):
                 raise ValueError(f"{key} must be an object, got {getattr(self, key)!r}")
-        for key in ("pools", "nash_conv"):
+        for key in ("pools", "nash_conv", "iterates"):
             if not isinstance(getattr(self, key), list):
                 raise ValueError(f"{key} must be a list, got {getattr(self, key)!r}")
+        for x in self.iterates:
+            if not isinstance(x, dict) or not is_int(x.get("generation")) or not is_int(x.get("iteration")):
+                raise ValueError(f"iterates: each entry names its generation and iteration, got {x!r}")
+            for role in ROLES:
+                f = x.get(role)
+                if not isinstance(f, str) or Path(f).is_absolute() or ".." in Path(f).parts:
+                    raise ValueError(f"iterates: {f!r} is not the path of a {role} snapshot inside the run folder")
         for key in ("learn_wall_seconds", "wall_seconds"):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int | float):
@@ -152,7 +167,8 @@ class RunState:
                     f"{Path(run_dir) / STATE_FILE}: {self.generation} generations done but {len(snaps)} {role} "
                     "snapshots listed; the state does not belong to this run folder's files"
                 )
-            for x in snaps:
+            done = [x[role] for x in self.iterates if x["generation"] <= self.generation]
+            for x in snaps + done:
                 if not (Path(run_dir) / x).is_file():
                     raise ValueError(
                         f"{Path(run_dir) / STATE_FILE} lists the {role} snapshot {x}, which is missing from the run "

@@ -212,6 +212,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
 
     run_dir.mkdir(parents=True, exist_ok=True)
     state = RunState.load(run_dir) if resume and (run_dir / "state.json").exists() else RunState()
+    # snapshots within a generation that was not finished: made again
+    state.iterates = [x for x in state.iterates if x["generation"] <= state.generation]
     started = time.perf_counter() - state.wall_seconds  # a resumed run goes on counting
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
@@ -230,7 +232,11 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     if cfg.learner == "vine":
         from training.vine_run import train_vine
 
-        train_vine(cfg, run_dir, state, started, after_generation, blas)
+        def after_iterate(gen: int, it: int, rel: dict[str, str]) -> None:
+            _exact_iterate(cfg, run_dir, state, gen, it, rel, pop)
+            state.iterates[-1]["wall_seconds"] = time.perf_counter() - started
+
+        train_vine(cfg, run_dir, state, started, after_generation, blas, after_iterate)
         return _finish(cfg, run_dir, state, pop, started)
     ctx = mp.get_context("spawn")  # fresh interpreters: no torch state copied across a fork
     procs, conns, counters = start_learners(ctx, _learner, cfg, run_dir, state, blas)
@@ -312,7 +318,10 @@ def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: floa
     for role in ROLES:
         g = select_generation(cfg, state, role)
         state.selected[role] = g
-        shutil.copyfile(run_dir / state.snapshots(role)[g - 1], run_dir / f"{role}.zip")
+        src = state.snapshots(role)[g - 1]
+        if state.final and state.final.weights.get(role):  # the mixture's heaviest member (maybe within a generation)
+            src = max(state.final.weights[role].items(), key=lambda kv: kv[1])[0]
+        shutil.copyfile(run_dir / src, run_dir / f"{role}.zip")
     state.save(run_dir)
     return state
 
@@ -330,7 +339,11 @@ def _population(cfg: TrainConfig, run_dir: Path, state: RunState):
     pop = Population(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
     sample = cfg.opponents.sample
-    for p, b in zip(state.punter_snapshots, state.banker_snapshots, strict=True):
+    pairs = []  # in the order the run made them: each generation's iterates (vine.snapshot_every), then its own
+    for gen, (p, b) in enumerate(zip(state.punter_snapshots, state.banker_snapshots, strict=True), 1):
+        its = sorted((x for x in state.iterates if x["generation"] == gen), key=lambda x: x["iteration"])
+        pairs += [(x["punter"], x["banker"]) for x in its] + [(p, b)]
+    for p, b in pairs:
         pop.add_pair(
             make_agent(AgentSpec.model(run_dir / p, sample), table),
             make_agent(AgentSpec.model(run_dir / b, sample), table),
@@ -361,9 +374,15 @@ def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
     e = cfg.evaluation
     opponents = e.bankers if role == "punter" else e.punters
     keys = [f"{role} vs {o}" for o in opponents]
-    if e.select == "mixture":  # the final pair is the mixture; {role}.zip: its heaviest member
-        w = list(state.final.weights.get(role, {}).values()) if state.final else []
-        return int(np.argmax(w)) + 1 if len(w) == n else n
+    if e.select == "mixture":  # the final pair is the mixture; {role}.zip: its heaviest member's generation
+        w = state.final.weights.get(role, {}) if state.final else {}
+        if not w:
+            return n
+        top = max(w.items(), key=lambda kv: kv[1])[0]
+        snaps = state.snapshots(role)
+        if top in snaps:
+            return snaps.index(top) + 1
+        return next((x["generation"] for x in state.iterates if x[role] == top), n)
     if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
         return n
     lows = [min(curves[k][i] - curves[k + "_ci"][i] for k in keys) for i in range(n)]
@@ -451,9 +470,7 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: in
 def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
-    from agents.learned import table_workers
-    from agents.specs import make_agent
-    from siete_env import raw_env, solve
+    from siete_env import solve
 
     if cfg.num_players != 2:
         state.exact_note = "exact evaluation is heads-up only (num_players: 2)"
@@ -463,24 +480,42 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
     except ValueError as err:
         state.exact_note = f"NashConv not computed: {err}"
         return
+    pe, row = _exact_pair(cfg, run_dir, state.punter_snapshots[-1], state.banker_snapshots[-1], pop)
+    if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
+        _save_best_responses(cfg, _best_responses_file(state.snapshot_spec(run_dir, "punter")), pe)
+    state.nash_conv.append({"generation": gen, **row})
+    _tb_scalars(run_dir, gen, {"nash_conv": row["nash_conv"]})
+
+
+def _exact_iterate(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, it: int, rel: dict[str, str],
+                   pop=None) -> None:  # fmt: skip
+    """A snapshot within generation ``gen`` (after iteration ``it``; ``vine.snapshot_every``):
+    its exact NashConv, recorded in ``state.iterates``; the pair joins the population the
+    final mixture is chosen from."""
+    _, row = _exact_pair(cfg, run_dir, rel["punter"], rel["banker"], pop)
+    state.iterates.append({"generation": gen, "iteration": it, **rel, **row})
+
+
+def _exact_pair(cfg: TrainConfig, run_dir: Path, punter_rel: str, banker_rel: str, pop=None):
+    """One snapshot pair's exact evaluation (``siete_env.solve.evaluate_pair``; the pair
+    joins ``pop`` when given): the evaluation and its figures for ``state.json``."""
+    from agents.learned import table_workers
+    from agents.specs import make_agent
+    from siete_env import raw_env, solve
+
     t0 = time.perf_counter()
     table = raw_env(num_players=2, rules=cfg.rules)
     sample = cfg.opponents.sample
-    punter = state.snapshot_spec(run_dir, "punter", sample=sample)
-    banker = state.snapshot_spec(run_dir, "banker", sample=sample)
-    p_agent, b_agent = make_agent(punter, table), make_agent(banker, table)
+    p_agent = make_agent(AgentSpec.model(run_dir / punter_rel, sample), table)
+    b_agent = make_agent(AgentSpec.model(run_dir / banker_rel, sample), table)
     with table_workers(2 if cfg.parallel else 1):  # the banker network's table: both cores (the learners wait)
         pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
-        pop.add_evaluated(p_agent, b_agent, pe, (state.punter_snapshots[-1], state.banker_snapshots[-1]))
-    if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        _save_best_responses(cfg, _best_responses_file(punter), pe)
-    state.nash_conv.append(
-        {"generation": gen, "ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value,
-         "nash_conv": nc.nash_conv, "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}
-    )  # fmt: skip
-    _tb_scalars(run_dir, gen, {"nash_conv": nc.nash_conv})
+        pop.add_evaluated(p_agent, b_agent, pe, (punter_rel, banker_rel))
+    row = {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv,
+           "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}  # fmt: skip
+    return pe, row
 
 
 def _save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from training.config import TrainConfig
 from training.learners import derive_seed, make_model, make_venv
-from training.runs import ROLES, RunState, hold_as_learner
+from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
 
 __all__ = ["train_vine", "vine_learner"]
 
@@ -137,10 +137,12 @@ def _ask(conns, procs, messages: dict[str, Any]) -> dict[str, Any]:
 
 
 def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float, after_generation,
-               env: dict[str, str] | None = None) -> None:  # fmt: skip
+               env: dict[str, str] | None = None, after_iterate=None) -> None:  # fmt: skip
     """Run the remaining generations of a ``learner: vine`` run; ``after_generation(gen)``
     measures and records each generation (train.py's exact measures and state); ``env``:
-    the learner processes' extra environment variables (their BLAS threads)."""
+    the learner processes' extra environment variables (their BLAS threads);
+    ``after_iterate(gen, it, paths)`` measures the snapshots taken within a generation
+    (``vine.snapshot_every``; ``paths``: role -> file, relative to the run folder)."""
     import multiprocessing as mp
 
     from tqdm.auto import tqdm
@@ -157,8 +159,8 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
         nets = {r: payload for r, (payload, _) in _ask(conns, procs, dict.fromkeys(ROLES, ("actor",))).items()}
         for gen in range(state.generation + 1, cfg.generations + 1):
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
-            t0 = time.perf_counter()
             for it in range(1, v.iterations + 1):
+                t0 = time.perf_counter()
                 if v.alternate:  # the punter, then the banker against the punter's new weights
                     out = _ask(conns, procs, {"punter": ("iterate", gen, it, nets["banker"])})
                     nets["punter"] = out["punter"][0]
@@ -172,7 +174,12 @@ def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float,
                     state.learn_steps[r] += st["env_steps"]
                     state.learn_seconds[r] += st["sample_seconds"] + st["train_seconds"]
                 bar.update(1)
-            state.learn_wall_seconds += time.perf_counter() - t0
+                state.learn_wall_seconds += time.perf_counter() - t0
+                if cfg.iterate_snapshot(gen, it):  # a snapshot within the generation (vine.snapshot_every)
+                    rel = {r: iterate_snapshot(gen, it, r) for r in ROLES}
+                    _ask(conns, procs, {r: ("save", rel[r]) for r in ROLES})
+                    if after_iterate is not None:
+                        after_iterate(gen, it, rel)
             saved = _ask(conns, procs, {r: ("save", f"gen_{gen:03d}/{r}.zip") for r in ROLES})
             for r in ROLES:
                 state.snapshots(r).append(saved[r][0])
