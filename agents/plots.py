@@ -236,9 +236,7 @@ def plot_nash_conv_time(runs: dict[str, tuple[Any, Any]], path: str, reference: 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
     for label, (minutes, nc) in runs.items():
-        line = ax.plot(
-            _floats(minutes), _floats(nc), marker="o", markersize=3, label=f"{label}: each generation's pair"
-        )
+        line = ax.plot(_floats(minutes), _floats(nc), marker="o", markersize=3, label=f"{label}: each measured pair")
         if final and label in final:
             m, v = final[label]
             ax.plot([m], [v], marker="*", markersize=12, color=line[0].get_color(), linestyle="none",

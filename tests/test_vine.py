@@ -401,6 +401,14 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
                                    for x, y in zip(st["iterates"], resumed["iterates"], strict=True)]  # fmt: skip
     assert resumed["final"]["weights"] == st["final"]["weights"]
     assert resumed["final"]["nash_conv"] == st["final"]["nash_conv"]
+    # benchmarks/snapshot_mixtures.py: the run's own mixture from the same snapshots (all of them), and without those within
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "snapshot_mixtures.py"), str(a), "--subset", "2:1",
+                        "--subset", "0:0", "--workers", "1", "--mixture-iterations", "2"],
+                       capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = [x for x in r.stdout.splitlines() if x.startswith("generations")]
+    assert "(4 pairs)" in lines[0] and f"NashConv {st['final']['nash_conv']:.4f}" in lines[0]
+    assert "(2 pairs)" in lines[1]
     for gen in ("gen_001", "gen_002"):
         for role in ("punter", "banker"):
             pa, pb = (load_policy(str(x / gen / f"{role}.zip")) for x in (a, b))
