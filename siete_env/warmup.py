@@ -9,7 +9,9 @@ import time
 
 def compile_ahead() -> dict[str, float]:
     """Use every kernel once: the batched engine in both seats (stepped to the end of its
-    episodes, through the vector environments and through ``BatchedTables``' own API) and the exact evaluator on a small game. Seconds per part."""
+    episodes, through the vector environments and through ``BatchedTables``' own API, as
+    the vine learner's sampler steps it) and the exact evaluator on a small game. Seconds
+    per part."""
     import gymnasium as gym
     import numpy as np
 
