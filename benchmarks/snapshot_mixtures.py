@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="a run folder whose state.json lists snapshots within generations")
     ap.add_argument("--subset", action="append", default=[], metavar="G:K", help="last G generations, every K")
-    ap.add_argument("--mixture-iterations", type=int, default=8, help="Hedge steps per side (make train's 8)")
+    ap.add_argument("--mixture-iterations", type=int, default=16, help="best responses per side (make train's 16)")
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
 

@@ -3,6 +3,9 @@ meta-solvers, and the mixture's table policy, each checked against the exact eva
 
 from __future__ import annotations
 
+import gc
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -109,6 +112,11 @@ def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
     # and the weights are a distribution
     for w in (wp, wb):
         assert np.all(w >= 0) and abs(w.sum() - 1) < 1e-12
+    # the cutting plane finds the optimum: here the punter mixes its first two members (a grid
+    # over the whole simplex, step 0.05, found nothing better than -0.125722; the planes reach -0.125707)
+    assert wp[2] + wp[3] < 1e-6 and 0.4 < wp[0] < 0.6
+    edge = max(pop.punter_worst(np.array([t, 1 - t, 0, 0]))[0] for t in np.linspace(0, 1, 51))
+    assert pop.punter_worst(wp)[0] >= edge - 1e-9
 
 
 def test_population_errors():
@@ -139,3 +147,17 @@ def test_mixtures_with_stakes_raises_and_swaps_are_realization_equivalent():
         assert abs(expected_value(sol.punter, agent(b, rules), ev) - wp @ M[:, j]) < 1e-12
     for i, a in enumerate(("random", "bold:5")):
         assert abs(expected_value(agent(a, rules), sol.banker, ev) - M[i] @ wb) < 1e-12
+
+
+def test_the_banker_tables_wait_on_disk_and_leave_with_the_population():
+    p = Population(evaluator(SINGLE))
+    p.add_pair(agent("threshold:5"), agent("banker:6"))
+    kept = p._tables["banker"][0]
+    folder = Path(p._files.name)
+    assert isinstance(kept, np.memmap) and kept.dtype == np.float32 and folder.is_dir()
+    assert np.array_equal(kept, np.asarray(p.ev.banker_table(agent("banker:6")), np.float32))
+    sol = p.mixture(np.array([1.0]), np.array([1.0]))  # the mixture reads them back
+    assert abs(sol.nash_conv - nash_conv(agent("threshold:5"), agent("banker:6"), p.ev).nash_conv) < 1e-6
+    del p, kept, sol
+    gc.collect()
+    assert not folder.exists()

@@ -182,7 +182,9 @@ class EvaluationConfig(_Strict):
         "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
         "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
     )
-    mixture_iterations: int = Field(60, ge=0, description="Hedge steps of the least-exploitable mixture, per role")
+    mixture_iterations: int = Field(
+        30, ge=0, description="exact best responses per role in the search for the least-exploitable mixture"
+    )
     exploit_seconds: float = Field(
         0.0,
         ge=0,

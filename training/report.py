@@ -18,7 +18,7 @@ from siete_env.rules import resolve_rules
 
 from .config import TrainConfig
 from .outputs import write_atomic
-from .runs import ROLES, RunState, final_specs, write_json
+from .runs import ROLES, RunState, final_specs, heaviest_member, write_json
 
 
 # --------------------------------------------------------------------------- tables
@@ -381,7 +381,7 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
             + "; banker: "
             + members("banker")
             + ". `punter.zip` / `banker.zip` hold the heaviest members ("
-            + " / ".join(member_label(max(fin["weights"][r].items(), key=lambda kv: kv[1])[0]) for r in ROLES)
+            + " / ".join(member_label(heaviest_member(fin["weights"][r])) for r in ROLES)
             + ")."
         )
     if not sel:

@@ -49,6 +49,12 @@ def iterate_snapshot(gen: int, it: int, role: str) -> str:
     return f"gen_{gen:03d}/{role}_it{it:03d}.zip"
 
 
+def heaviest_member(weights: dict[str, float]) -> str:
+    """The snapshot with the largest weight in one role's mixture weights (``FinalMixture.weights[role]``):
+    the final mixture's member saved as ``{role}.zip``."""
+    return max(weights.items(), key=lambda kv: kv[1])[0]
+
+
 @dataclass
 class FinalMixture:
     """``evaluation.select: mixture``: the least exploitable mixture of the snapshots."""

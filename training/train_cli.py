@@ -55,6 +55,7 @@ from training.runs import (  # noqa: E402
     ROLES,
     FinalMixture,
     RunState,
+    heaviest_member,
     hold_as_learner,
     lock_run_dir,
     start_learners,
@@ -320,7 +321,7 @@ def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: floa
         state.selected[role] = g
         src = state.snapshots(role)[g - 1]
         if state.final and state.final.weights.get(role):  # the mixture's heaviest member (maybe within a generation)
-            src = max(state.final.weights[role].items(), key=lambda kv: kv[1])[0]
+            src = heaviest_member(state.final.weights[role])
         shutil.copyfile(run_dir / src, run_dir / f"{role}.zip")
     state.save(run_dir)
     return state
@@ -378,7 +379,7 @@ def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
         w = state.final.weights.get(role, {}) if state.final else {}
         if not w:
             return n
-        top = max(w.items(), key=lambda kv: kv[1])[0]
+        top = heaviest_member(w)
         snaps = state.snapshots(role)
         if top in snaps:
             return snaps.index(top) + 1

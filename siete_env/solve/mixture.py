@@ -13,8 +13,9 @@ their weights with one of two meta-solvers:
   to choose each learner's opponents among the other side's snapshots
   (``opponents.weighting: nash``);
 * :meth:`Population.least_exploitable`: for each side, the weights whose worst case in the
-  *full* game (against an exact best response) is best; found by exponentiated-gradient
-  ascent (Hedge) against exact best responses, keeping the best weights measured.
+  *full* game (against an exact best response) is best; found by a cutting-plane method
+  whose planes are exact best responses (the double oracle with one side restricted to the
+  members), keeping the best weights measured.
   ``train.py`` makes it the final policy pair with ``evaluation.select: mixture``.
 
 A mixture is played as the behaviour strategy it is realization-equivalent to (Kuhn's
@@ -30,6 +31,8 @@ one best-response pass against the mixture values every member at once.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -88,9 +91,12 @@ class Population:
         self._M: np.ndarray = np.zeros((0, 0))
         # kept from an exact evaluation of each member's pair (add_evaluated), so that the
         # meta-solver and the mixture's tables do not query the policies again: each member's
-        # value against the best response to it alone, and its tables (the banker's in float32)
+        # value against the best response to it alone, and its tables (the banker's in float32,
+        # in a temporary file mapped into memory: 220 MB each with stakes and the swap, which
+        # a run's dozens of members would otherwise hold in RAM; removed with the population)
         self._alone: dict[str, list[float | None]] = {"punter": [], "banker": []}
         self._tables: dict[str, list[Any]] = {"punter": [], "banker": []}
+        self._files: tempfile.TemporaryDirectory | None = None
 
     # ------------------------------------------------------------------ members
     def add_punter(self, policy: Policy, name: str = "") -> None:
@@ -115,12 +121,20 @@ class Population:
     def _add_banker(self, policy: Policy, name: str, G: np.ndarray,
                     alone: float | None = None, hit: np.ndarray | None = None) -> None:  # fmt: skip
         self._alone["banker"].append(alone)
-        self._tables["banker"].append(hit)
+        self._tables["banker"].append(None if hit is None else self._on_disk(hit))
         self.bankers.append(policy)
         self.names["banker"].append(name or f"banker {len(self.bankers)}")
         self._G.append(G)
         row = np.array([self._value(W, b, G) for W, b in zip(self._W, self._bust, strict=True)])
         self._M = np.hstack([self._M.reshape(len(self.punters), len(self.bankers) - 1), row[:, None]])
+
+    def _on_disk(self, hit: np.ndarray) -> np.ndarray:
+        """``hit`` in float32, saved to the population's temporary folder and mapped back read-only."""
+        if self._files is None:
+            self._files = tempfile.TemporaryDirectory(prefix="siete-population-")
+        path = Path(self._files.name) / f"banker_{len(self._tables['banker'])}.npy"
+        np.save(path, np.asarray(hit, np.float32))
+        return np.load(path, mmap_mode="r")
 
     def add_pair(self, punter: Policy, banker: Policy, names: tuple[str, str] = ("", "")) -> NashConv:
         """Add one punter and one banker (each policy's tables computed once) and return
@@ -134,7 +148,7 @@ class Population:
         r = pe.result
         tables = (pe.bet, pe.draw) if pe.bet is not None else None
         self._add_punter(punter, names[0], pe.W, pe.bust, -r.banker_br_value, tables)
-        self._add_banker(banker, names[1], pe.G, r.punter_br_value, np.asarray(pe.hit, np.float32))
+        self._add_banker(banker, names[1], pe.G, r.punter_br_value, pe.hit)
         return pe
 
     _value = staticmethod(stood_value)
@@ -170,49 +184,47 @@ class Population:
         u = np.array([self._value(W, bust, Gj) for Gj in self._G])
         return float(w @ u), u
 
-    def least_exploitable(self, iterations: int = 60, step: float = 30.0,
-                          start: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """Weights whose full-game worst cases are the best found: for each side, Hedge
-        (step ``step`` per chip) against exact best responses for ``iterations`` steps,
-        from ``start`` (default: the restricted game's Nash weights) mixed half and half
-        with uniform weights, keeping the best of every member alone, the iterates and
-        their running average (each measured exactly): so the result is never more
-        exploitable than the best member of each side."""
+    def least_exploitable(self, iterations: int = 30, tol: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
+        """Weights whose full-game worst cases are the best found, for each side by a
+        cutting-plane method (Kelley's): a side's worst case is concave and piecewise
+        linear in its weights (the minimum, over the other side's pure strategies, of a
+        linear function), and every exact best response to a mixture is a plane above it
+        that touches it there. The next weights are the best under all the planes found —
+        the Nash equilibrium of the matrix game of the members against those strategies
+        (the first: the restricted game's, the other side's members being planes too) —
+        until ``iterations`` best responses or the planes' bound is within ``tol`` of the
+        best weights measured. The result is never more exploitable than the best member
+        of each side alone."""
         if not self.punters or not self.bankers:
             raise ValueError("the population needs at least one punter and one banker")
-        x0, y0 = start if start is not None else self.restricted_nash()
-        # Hedge never revives a zero weight: start inside the simplex (half uniform)
-        x0 = 0.5 * np.asarray(x0, np.float64) / np.sum(x0) + 0.5 / len(self.punters)
-        y0 = 0.5 * np.asarray(y0, np.float64) / np.sum(y0) + 0.5 / len(self.bankers)
-        wp = self._hedge(self.punter_worst, x0, +1, iterations, step, self._alone["punter"])
-        wb = self._hedge(self.banker_worst, y0, -1, iterations, step, self._alone["banker"])
+        M = self._M
+        wp = self._cutting_plane(self.punter_worst, list(M.T), +1, iterations, tol, self._alone["punter"])
+        wb = self._cutting_plane(self.banker_worst, list(M), -1, iterations, tol, self._alone["banker"])
         return wp, wb
 
     @staticmethod
-    def _hedge(worst, w: np.ndarray, sign: int, iterations: int, step: float,
-               alone: list[float | None] | None = None) -> np.ndarray:  # fmt: skip
-        w = w / w.sum()
-        best_val, best_w = -np.inf, w.copy()
-        for i in range(len(w)):  # every member alone: the mixture is never worse than the best of them
-            e = np.zeros_like(w)
-            e[i] = 1.0
-            known = alone[i] if alone is not None else None
+    def _cutting_plane(worst, planes: list[np.ndarray], sign: int, iterations: int, tol: float,
+                       alone: list[float | None]) -> np.ndarray:  # fmt: skip
+        """Maximise ``sign * worst(w)[0]`` over the simplex; ``worst(w)`` returns the value
+        against the best response to ``w`` and every member's value against that response
+        (a plane: ``sign * worst(x)[0] <= x @ (sign * v)`` for every ``x``)."""
+        n = len(alone)
+        best_val, best_w = -np.inf, np.full(n, 1.0 / n)
+        for i, known in enumerate(alone):  # every member alone: the result is never worse than the best of them
+            e = np.eye(n)[i]
             val = known if known is not None else worst(e)[0]  # known from the member's own pair
             if sign * val > best_val:
                 best_val, best_w = sign * val, e
-        avg = np.zeros_like(w)
+        planes = [sign * np.asarray(p, np.float64) for p in planes]
         for _ in range(iterations):
+            U = np.stack(planes, axis=1)  # (members, planes)
+            w, z, _ = matrix_nash(U)
+            if float((U @ z).max()) - best_val <= tol:  # the planes' bound on every mixture: nothing left to gain
+                break
             val, v = worst(w)
             if sign * val > best_val:
-                best_val, best_w = sign * val, w.copy()
-            avg += w
-            a = avg / avg.sum()
-            aval, _ = worst(a)
-            if sign * aval > best_val:
-                best_val, best_w = sign * aval, a
-            g = sign * v
-            w = w * np.exp(step * (g - g.max()))
-            w /= w.sum()
+                best_val, best_w = sign * val, w
+            planes.append(sign * v)
         return best_w
 
     # ------------------------------------------------------------------ the mixture
