@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="a run folder whose state.json lists snapshots within generations")
     ap.add_argument("--subset", action="append", default=[], metavar="G:K", help="last G generations, every K")
-    ap.add_argument("--mixture-iterations", type=int, default=16, help="best responses per side (make train's 16)")
+    ap.add_argument("--mixture-iterations", type=int, default=30, help="best responses per side (make train's 30)")
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
 
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"generations + within the last {last} every {every} ({len(members)} pairs): NashConv {r.nash_conv:.4f} "
             f"(a best-responding punter gains {r.punter_br_value - r.ev:.4f}, a banker {r.ev + r.banker_br_value:.4f}; "
+            f"within {sum(pop.gaps.values()):.4f} of the least exploitable mixture of these pairs; "
             f"{time.perf_counter() - t:.0f} s)",
             flush=True,
         )

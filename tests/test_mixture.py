@@ -117,6 +117,7 @@ def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
     assert wp[2] + wp[3] < 1e-6 and 0.4 < wp[0] < 0.6
     edge = max(pop.punter_worst(np.array([t, 1 - t, 0, 0]))[0] for t in np.linspace(0, 1, 51))
     assert pop.punter_worst(wp)[0] >= edge - 1e-9
+    assert set(pop.gaps) == {"punter", "banker"} and max(pop.gaps.values()) <= 1e-5  # and certifies it
 
 
 def test_population_errors():

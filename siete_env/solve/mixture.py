@@ -97,6 +97,7 @@ class Population:
         self._alone: dict[str, list[float | None]] = {"punter": [], "banker": []}
         self._tables: dict[str, list[Any]] = {"punter": [], "banker": []}
         self._files: tempfile.TemporaryDirectory | None = None
+        self.gaps: dict[str, float] = {}  # least_exploitable's bounds (see there)
 
     # ------------------------------------------------------------------ members
     def add_punter(self, policy: Policy, name: str = "") -> None:
@@ -194,20 +195,26 @@ class Population:
         (the first: the restricted game's, the other side's members being planes too) —
         until ``iterations`` best responses or the planes' bound is within ``tol`` of the
         best weights measured. The result is never more exploitable than the best member
-        of each side alone."""
+        of each side alone; ``self.gaps`` says, per side, how far (chips per hand) its
+        worst case may still be from the best mixture of the members."""
         if not self.punters or not self.bankers:
             raise ValueError("the population needs at least one punter and one banker")
         M = self._M
-        wp = self._cutting_plane(self.punter_worst, list(M.T), +1, iterations, tol, self._alone["punter"])
-        wb = self._cutting_plane(self.banker_worst, list(M), -1, iterations, tol, self._alone["banker"])
+        wp, self.gaps["punter"] = self._cutting_plane(
+            self.punter_worst, list(M.T), +1, iterations, tol, self._alone["punter"]
+        )
+        wb, self.gaps["banker"] = self._cutting_plane(
+            self.banker_worst, list(M), -1, iterations, tol, self._alone["banker"]
+        )
         return wp, wb
 
     @staticmethod
     def _cutting_plane(worst, planes: list[np.ndarray], sign: int, iterations: int, tol: float,
-                       alone: list[float | None]) -> np.ndarray:  # fmt: skip
+                       alone: list[float | None]) -> tuple[np.ndarray, float]:  # fmt: skip
         """Maximise ``sign * worst(w)[0]`` over the simplex; ``worst(w)`` returns the value
         against the best response to ``w`` and every member's value against that response
-        (a plane: ``sign * worst(x)[0] <= x @ (sign * v)`` for every ``x``)."""
+        (a plane: ``sign * worst(x)[0] <= x @ (sign * v)`` for every ``x``). Returns the
+        best weights measured and the planes' bound on what any weights could gain over them."""
         n = len(alone)
         best_val, best_w = -np.inf, np.full(n, 1.0 / n)
         for i, known in enumerate(alone):  # every member alone: the result is never worse than the best of them
@@ -216,16 +223,17 @@ class Population:
             if sign * val > best_val:
                 best_val, best_w = sign * val, e
         planes = [sign * np.asarray(p, np.float64) for p in planes]
-        for _ in range(iterations):
+        for k in range(iterations + 1):
             U = np.stack(planes, axis=1)  # (members, planes)
             w, z, _ = matrix_nash(U)
-            if float((U @ z).max()) - best_val <= tol:  # the planes' bound on every mixture: nothing left to gain
+            gap = max(float((U @ z).max()) - best_val, 0.0)  # the planes' bound on every mixture, above the best
+            if gap <= tol or k == iterations:
                 break
             val, v = worst(w)
             if sign * val > best_val:
                 best_val, best_w = sign * val, w
             planes.append(sign * v)
-        return best_w
+        return best_w, gap
 
     # ------------------------------------------------------------------ the mixture
     def mixture(self, wp: np.ndarray, wb: np.ndarray, cutoff: float = 1e-6):
