@@ -11,7 +11,10 @@ import pytest
 
 from agents.specs import make_agent
 from siete_env import raw_env
+from siete_env.solve import banker as banker_side
 from siete_env.solve import best_response, evaluator, expected_value, load_tables, nash_conv
+from siete_env.solve import punter as punter_side
+from siete_env.solve.exact import stood_value
 from siete_env.solve.mixture import Population, matrix_nash
 
 from .helpers import simulate_heads_up
@@ -162,3 +165,29 @@ def test_the_banker_tables_wait_on_disk_and_leave_with_the_population():
     del p, kept, sol
     gc.collect()
     assert not folder.exists()
+
+
+def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
+    """``oracles()``: each side's exact best response to the other side's strategy that holds
+    this side's members down (the last planes' equilibrium); added as members, they never
+    leave the least exploitable mixture worse, and here make it better."""
+    ev = evaluator(SINGLE)
+    pop = Population(ev)
+    for a, b in zip(PUNTERS, BANKERS, strict=True):
+        pop.add_pair(agent(a), agent(b), (a, b))
+    with pytest.raises(ValueError, match="call it first"):
+        pop.oracles()
+    before = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv
+    G, (W, bust) = pop.duals["banker"], pop.duals["punter"]
+    p_or, b_or = pop.oracles()
+    # the punter oracle is a best response to that banker mixture: as good as any punter there
+    Wo, bo = ev.punter_forward(*ev.punter_table(p_or))
+    mine = stood_value(Wo, bo, G)
+    assert mine >= max(stood_value(Wi, b, G) for Wi, b in zip(pop._W, pop._bust, strict=True)) - 1e-12
+    assert abs(mine - punter_side.best_response(ev, G)[0]) < 1e-9  # and its table plays that value
+    # the banker oracle holds that punter mixture at least as low as any banker member
+    Go = banker_side.policy_values(ev, ev.banker_table(b_or))
+    assert stood_value(W, bust, Go) <= min(stood_value(W, bust, Gj) for Gj in pop._G) + 1e-12
+    pop.add_pair(p_or, b_or, ("oracle", "oracle"))
+    after = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv
+    assert after < before - 1e-4

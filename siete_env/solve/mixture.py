@@ -48,6 +48,14 @@ from .tables import MixtureTables, TabularBankerPolicy, TabularPunterPolicy
 __all__ = ["Population", "matrix_nash"]
 
 
+def _combine(z: np.ndarray, arrays: list[Any]) -> Any:
+    """``sum_k z_k arrays_k`` of arrays, or of ``(array, number)`` pairs."""
+    keep = [(zk, a) for zk, a in zip(z, arrays, strict=True) if zk > 0]
+    if isinstance(keep[0][1], tuple):
+        return sum(zk * a[0] for zk, a in keep), float(sum(zk * a[1] for zk, a in keep))
+    return sum(zk * a for zk, a in keep)
+
+
 def matrix_nash(M: np.ndarray, iterations: int = 20_000, tol: float = 1e-7) -> tuple[np.ndarray, np.ndarray, float]:
     """A Nash equilibrium of the zero-sum matrix game ``M`` (the row player maximises
     ``x @ M @ y``) by regret matching+ with alternating updates and linear averaging.
@@ -98,6 +106,7 @@ class Population:
         self._tables: dict[str, list[Any]] = {"punter": [], "banker": []}
         self._files: tempfile.TemporaryDirectory | None = None
         self.gaps: dict[str, float] = {}  # least_exploitable's bounds (see there)
+        self.duals: dict[str, Any] = {}  # and its planes' equilibria (see oracles)
 
     # ------------------------------------------------------------------ members
     def add_punter(self, policy: Policy, name: str = "") -> None:
@@ -170,20 +179,28 @@ class Population:
     def punter_worst(self, w: np.ndarray) -> tuple[float, np.ndarray]:
         """The punter mixture ``w``'s value against the banker's exact best response to it,
         and every member's value against that same banker."""
+        return self._punter_worst(w)[:2]
+
+    def _punter_worst(self, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """``punter_worst``, and that banker's stood values (``G``)."""
         W = sum(wi * Wi for wi, Wi in zip(w, self._W, strict=True))
         G_br, _ = banker_side.best_response_values(self.ev, W)
         v = np.array([self._value(Wi, b, G_br) for Wi, b in zip(self._W, self._bust, strict=True)])
-        return float(w @ v), v
+        return float(w @ v), v, G_br
 
     def banker_worst(self, w: np.ndarray) -> tuple[float, np.ndarray]:
         """The punter's value with its exact best response to the banker mixture ``w``, and
         that punter's value against every member."""
+        return self._banker_worst(w)[:2]
+
+    def _banker_worst(self, w: np.ndarray) -> tuple[float, np.ndarray, tuple[np.ndarray, float]]:
+        """``banker_worst``, and that punter's stood reach and bust losses (``(W, bust)``)."""
         G = sum(wj * Gj for wj, Gj in zip(w, self._G, strict=True))
         _, bact, dact = punter_side.best_response(self.ev, G)
         bet, draw = self.ev.punter_table(TabularPunterPolicy(self.ev, bact, dact))
         W, bust = self.ev.punter_forward(bet, draw)
         u = np.array([self._value(W, bust, Gj) for Gj in self._G])
-        return float(w @ u), u
+        return float(w @ u), u, (W, float(bust))
 
     def least_exploitable(self, iterations: int = 30, tol: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
         """Weights whose full-game worst cases are the best found, for each side by a
@@ -200,21 +217,39 @@ class Population:
         if not self.punters or not self.bankers:
             raise ValueError("the population needs at least one punter and one banker")
         M = self._M
-        wp, self.gaps["punter"] = self._cutting_plane(
-            self.punter_worst, list(M.T), +1, iterations, tol, self._alone["punter"]
+        wp, self.gaps["punter"], G_dual = self._cutting_plane(
+            self._punter_worst, list(M.T), +1, iterations, tol, self._alone["punter"], list(self._G)
         )
-        wb, self.gaps["banker"] = self._cutting_plane(
-            self.banker_worst, list(M), -1, iterations, tol, self._alone["banker"]
-        )
+        wb, self.gaps["banker"], Wb_dual = self._cutting_plane(
+            self._banker_worst, list(M), -1, iterations, tol, self._alone["banker"],
+            list(zip(self._W, self._bust, strict=True)),
+        )  # fmt: skip
+        self.duals = {"banker": G_dual, "punter": Wb_dual}
         return wp, wb
+
+    def oracles(self) -> tuple[TabularPunterPolicy, TabularBankerPolicy]:
+        """The double oracle's next members (after ``least_exploitable``): the punter's exact
+        best response to the banker mixture that holds the punter members' best mixture
+        down (the last planes' equilibrium, ``self.duals``), and the banker's to the punter
+        mixture that holds the banker members down. A member that plays one of them would
+        raise its side's bound the most against those planes."""
+        if not self.duals:
+            raise ValueError("oracles() needs the planes of least_exploitable(): call it first")
+        _, bact, dact = punter_side.best_response(self.ev, self.duals["banker"])
+        W, _ = self.duals["punter"]
+        _, br_hit = banker_side.best_response_values(self.ev, W)
+        return TabularPunterPolicy(self.ev, bact, dact), TabularBankerPolicy(self.ev, br_hit)
 
     @staticmethod
     def _cutting_plane(worst, planes: list[np.ndarray], sign: int, iterations: int, tol: float,
-                       alone: list[float | None]) -> tuple[np.ndarray, float]:  # fmt: skip
+                       alone: list[float | None], arrays: list[Any]) -> tuple[np.ndarray, float, Any]:  # fmt: skip
         """Maximise ``sign * worst(w)[0]`` over the simplex; ``worst(w)`` returns the value
-        against the best response to ``w`` and every member's value against that response
-        (a plane: ``sign * worst(x)[0] <= x @ (sign * v)`` for every ``x``). Returns the
-        best weights measured and the planes' bound on what any weights could gain over them."""
+        against the best response to ``w``, every member's value against that response
+        (a plane: ``sign * worst(x)[0] <= x @ (sign * v)`` for every ``x``) and what the
+        other side's arrays of that response are (``arrays``: the first planes', the other
+        side's members). Returns the best weights measured, the planes' bound on what any
+        weights could gain over them, and the arrays of the planes' equilibrium mixture
+        (the other side's strategy that holds every mixture of these members down)."""
         n = len(alone)
         best_val, best_w = -np.inf, np.full(n, 1.0 / n)
         for i, known in enumerate(alone):  # every member alone: the result is never worse than the best of them
@@ -223,17 +258,19 @@ class Population:
             if sign * val > best_val:
                 best_val, best_w = sign * val, e
         planes = [sign * np.asarray(p, np.float64) for p in planes]
+        arrays = list(arrays)
         for k in range(iterations + 1):
             U = np.stack(planes, axis=1)  # (members, planes)
             w, z, _ = matrix_nash(U)
             gap = max(float((U @ z).max()) - best_val, 0.0)  # the planes' bound on every mixture, above the best
             if gap <= tol or k == iterations:
                 break
-            val, v = worst(w)
+            val, v, arr = worst(w)
             if sign * val > best_val:
                 best_val, best_w = sign * val, w
             planes.append(sign * v)
-        return best_w, gap
+            arrays.append(arr)
+        return best_w, gap, _combine(z, arrays)
 
     # ------------------------------------------------------------------ the mixture
     def mixture(self, wp: np.ndarray, wb: np.ndarray, cutoff: float = 1e-6):
