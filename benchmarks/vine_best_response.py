@@ -1,0 +1,91 @@
+"""How close the vine learner (``learner: vine``) gets to an exact best response against a
+FIXED opponent: a snapshot of ROLE, warm-started, trains against the other role's snapshot
+of the same folder alone, with the vine learner's loss and no magnet; every ``--every``
+iterations its exact value against that opponent is printed beside the exact best
+response's (docs/results.md, "Beyond the mixture").
+
+    python benchmarks/vine_best_response.py runs/long-s0 gen_030 banker --iterations 60 --every 15
+
+The run folder gives the rules and the snapshots (``GEN/punter.zip``, ``GEN/banker.zip``);
+``--hands`` per iteration (default: the banker's 50,000 of ``default.yaml``), ``--lr``,
+``--kl-coef`` and ``--ent-coef`` the loss's (``default.yaml``'s last-generation values by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("generation", help="the snapshots' folder in the run, e.g. gen_030")
+    ap.add_argument("role", choices=["punter", "banker"], help="the role that learns")
+    ap.add_argument("--iterations", type=int, default=60)
+    ap.add_argument("--every", type=int, default=15)
+    ap.add_argument("--hands", type=int, default=50_000)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--kl-coef", type=float, default=0.3)
+    ap.add_argument("--ent-coef", type=float, default=0.0)
+    ap.add_argument("--seed", type=int, default=7)
+    a = ap.parse_args(argv)
+
+    import torch
+    import yaml
+
+    from agents.specs import AgentSpec, make_agent
+    from siete_env import raw_env, solve
+    from training.config import TrainConfig
+    from training.learners import make_venv
+    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+
+    torch.set_num_threads(1)
+    cfg = TrainConfig(**yaml.safe_load((a.run / "config.yaml").read_text()))
+    ev = solve.evaluator(cfg.rules)
+    table = raw_env(num_players=2, rules=cfg.rules)
+    other = "punter" if a.role == "banker" else "banker"
+    mine_zip, other_zip = a.run / a.generation / f"{a.role}.zip", a.run / a.generation / f"{other}.zip"
+    opponent = make_agent(AgentSpec.model(other_zip, True), table)
+    venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), a.role, a.seed)
+    model = VinePPO.load(mine_zip, env=venv, device="cpu")
+    model.kl_coef, model.ent_coef, model.learning_rate = a.kl_coef, a.ent_coef, a.lr
+    model._setup_lr_schedule()
+    model.reseed(a.seed)
+    nets = [None, None]
+    me = BANKER if a.role == "banker" else PUNTER
+    nets[1 - me] = actor(VinePPO.load(other_zip, device="cpu").policy)
+    br = solve.best_response(opponent, other, ev)  # the punter's chips, as every value here
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, a.seed)
+    t0 = time.perf_counter()
+    print(f"{a.role} learns against {other_zip}; its exact best response: {br.value:+.4f} (the punter's chips)")
+
+    def measure(k: int) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            model.save(Path(d) / "m.zip")
+            me_agent = make_agent(AgentSpec.model(Path(d) / "m.zip", True), table)
+            if a.role == "punter":
+                v = solve.expected_value(me_agent, opponent, ev)
+                short = br.value - v
+            else:
+                v = solve.expected_value(opponent, me_agent, ev)
+                short = v + br.value  # the banker's best response holds the punter to -br.value
+        print(f"iteration {k}: value {v:+.4f}, short of the best response by {short:.4f} "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
+
+    measure(0)
+    for k in range(1, a.iterations + 1):
+        nets[me] = actor(model.policy)
+        model.train_on(sampler.sample(a.hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
+        if k % a.every == 0:
+            measure(k)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
