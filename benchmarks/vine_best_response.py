@@ -8,7 +8,8 @@ response's (docs/results.md, "Beyond the mixture").
 
 The run folder gives the rules and the snapshots (``GEN/punter.zip``, ``GEN/banker.zip``);
 ``--hands`` per iteration (default: the banker's 50,000 of ``default.yaml``), ``--lr``,
-``--kl-coef`` and ``--ent-coef`` the loss's (``default.yaml``'s last-generation values by default).
+``--kl-coef`` the loss's (``default.yaml``'s 1e-3 and 0.3 by default) and ``--ent-coef`` its magnet
+(0 by default: a best response needs none). Values are the punter's chips; the shortfall is the learner's.
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     nets = [None, None]
     me = BANKER if a.role == "banker" else PUNTER
     nets[1 - me] = actor(VinePPO.load(other_zip, device="cpu").policy)
-    br = solve.best_response(opponent, other, ev)  # the punter's chips, as every value here
+    br = solve.best_response(opponent, other, ev)  # br.value: the responder's own chips
     sampler = VineSampler(cfg.rules, cfg.vine.tables, a.seed)
     t0 = time.perf_counter()
-    print(f"{a.role} learns against {other_zip}; its exact best response: {br.value:+.4f} (the punter's chips)")
+    print(f"{a.role} learns against {other_zip}; its exact best response wins {br.value:+.4f} (its own chips)")
 
     def measure(k: int) -> None:
         with tempfile.TemporaryDirectory() as d:
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 v = solve.expected_value(opponent, me_agent, ev)
                 short = v + br.value  # the banker's best response holds the punter to -br.value
-        print(f"iteration {k}: value {v:+.4f}, short of the best response by {short:.4f} "
+        print(f"iteration {k}: value {v:+.4f} (the punter's), short of the best response by {short:.4f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
 
     measure(0)

@@ -177,8 +177,15 @@ def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
         pop.add_pair(agent(a), agent(b), (a, b))
     with pytest.raises(ValueError, match="call it first"):
         pop.oracles()
-    before = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv
+    wp, wb = pop.least_exploitable(iterations=15)
+    before = pop.mixture(wp, wb).nash_conv
     G, (W, bust) = pop.duals["banker"], pop.duals["punter"]
+    # the duals are the planes' equilibria: the best punter member against that banker mixture is
+    # the bound the search stopped at, and so is the best banker member against that punter mixture
+    top = max(stood_value(Wi, b, G) for Wi, b in zip(pop._W, pop._bust, strict=True))
+    assert abs(top - (pop.punter_worst(wp)[0] + pop.gaps["punter"])) < 1e-6
+    low = min(stood_value(W, bust, Gj) for Gj in pop._G)
+    assert abs(low - (pop.banker_worst(wb)[0] - pop.gaps["banker"])) < 1e-6
     p_or, b_or = pop.oracles()
     # the punter oracle is a best response to that banker mixture: as good as any punter there
     Wo, bo = ev.punter_forward(*ev.punter_table(p_or))
@@ -189,5 +196,6 @@ def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
     Go = banker_side.policy_values(ev, ev.banker_table(b_or))
     assert stood_value(W, bust, Go) <= min(stood_value(W, bust, Gj) for Gj in pop._G) + 1e-12
     pop.add_pair(p_or, b_or, ("oracle", "oracle"))
+    assert not pop.duals  # those planes were for the members before
     after = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv
     assert after < before - 1e-4

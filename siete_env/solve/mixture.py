@@ -115,6 +115,7 @@ class Population:
 
     def _add_punter(self, policy: Policy, name: str, W: np.ndarray, bust: float,
                     alone: float | None = None, tables: Any = None) -> None:  # fmt: skip
+        self.duals = {}  # the planes' equilibria were for the members before
         self._alone["punter"].append(alone)
         self._tables["punter"].append(tables)
         self.punters.append(policy)
@@ -130,6 +131,7 @@ class Population:
 
     def _add_banker(self, policy: Policy, name: str, G: np.ndarray,
                     alone: float | None = None, hit: np.ndarray | None = None) -> None:  # fmt: skip
+        self.duals = {}
         self._alone["banker"].append(alone)
         self._tables["banker"].append(None if hit is None else self._on_disk(hit))
         self.bankers.append(policy)
