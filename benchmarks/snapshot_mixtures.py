@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     pairs: dict[tuple, tuple] = {}  # (run, generation, iteration) -> (punter agent, banker agent, evaluation)
     banker_tables = tempfile.TemporaryDirectory(prefix="siete-mixtures-")  # not in RAM: 220 MB a pair
 
-    def evaluated(key: tuple, run: Path, p: str, b: str):
+    def evaluated(key: tuple, p: str, b: str):
+        run = key[0]
         if key not in pairs:
             t = time.perf_counter()
             pa = make_agent(AgentSpec.model(run / p, sample), table)
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         members = sorted(gens + within, key=lambda m: (str(m[0][0]), m[0][1:]))  # each run in the order it made them
         pop = Population(ev)
         for key, p, b in members:
-            pa, ba, pe = evaluated(key, key[0], p, b)
+            pa, ba, pe = evaluated(key, p, b)
             pop.add_evaluated(pa, ba, pe, (f"{key[0].name}/{p}", f"{key[0].name}/{b}"))
         label = f"generations + within the last {last} every {every}" + (
             f" + {len(a.pool)} pooled run(s)" if a.pool else ""

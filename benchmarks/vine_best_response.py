@@ -7,9 +7,8 @@ response's (docs/results.md, "Beyond the mixture").
     python benchmarks/vine_best_response.py runs/long-s0 gen_030 banker --iterations 60 --every 15
 
 The run folder gives the rules and the snapshots (``GEN/punter.zip``, ``GEN/banker.zip``);
-``--hands`` per iteration (default: the banker's 50,000 of ``default.yaml``), ``--lr``,
-``--kl-coef`` the loss's (``default.yaml``'s 1e-3 and 0.3 by default) and ``--ent-coef`` its magnet
-(0 by default: a best response needs none). Values are the punter's chips; the shortfall is the learner's.
+``--hands`` per iteration, ``--lr`` and ``--kl-coef`` default to the run's own (its role's hands,
+final learning rate and ``kl_coef``); ``--ent-coef``, the magnet, to 0 (a best response needs none). Values are the punter's chips; the shortfall is the learner's.
 """
 
 from __future__ import annotations
@@ -30,9 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("role", choices=["punter", "banker"], help="the role that learns")
     ap.add_argument("--iterations", type=int, default=60)
     ap.add_argument("--every", type=int, default=15)
-    ap.add_argument("--hands", type=int, default=50_000)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--kl-coef", type=float, default=0.3)
+    ap.add_argument("--hands", type=int, help="hands an iteration (the run's for the role)")
+    ap.add_argument("--lr", type=float, help="the learning rate (the run's final one for the role)")
+    ap.add_argument("--kl-coef", type=float, help="the mirror-descent step's KL weight (the run's)")
     ap.add_argument("--ent-coef", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
@@ -40,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import yaml
 
+    from agents.learned import load_policy
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
     from training.config import TrainConfig
@@ -55,12 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     opponent = make_agent(AgentSpec.model(other_zip, True), table)
     venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), a.role, a.seed)
     model = VinePPO.load(mine_zip, env=venv, device="cpu")
-    model.kl_coef, model.ent_coef, model.learning_rate = a.kl_coef, a.ent_coef, a.lr
+    ppo = getattr(cfg, a.role).ppo
+    hands = a.hands or (cfg.vine.banker_hands if a.role == "banker" else cfg.vine.punter_hands)
+    model.kl_coef, model.ent_coef = ppo.kl_coef if a.kl_coef is None else a.kl_coef, a.ent_coef
+    model.learning_rate = ppo.at(cfg.generations, cfg.generations)[0] if a.lr is None else a.lr  # the last generation's
     model._setup_lr_schedule()
     model.reseed(a.seed)
     nets = [None, None]
     me = BANKER if a.role == "banker" else PUNTER
-    nets[1 - me] = actor(VinePPO.load(other_zip, device="cpu").policy)
+    nets[1 - me] = load_policy(str(other_zip))
     br = solve.best_response(opponent, other, ev)  # br.value: the responder's own chips
     sampler = VineSampler(cfg.rules, cfg.vine.tables, a.seed)
     t0 = time.perf_counter()
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     measure(0)
     for k in range(1, a.iterations + 1):
         nets[me] = actor(model.policy)
-        model.train_on(sampler.sample(a.hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
+        model.train_on(sampler.sample(hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
         if k % a.every == 0:
             measure(k)
     return 0
