@@ -9,6 +9,13 @@ response's (docs/results.md, "Beyond the mixture").
 The run folder gives the rules and the snapshots (``GEN/punter.zip``, ``GEN/banker.zip``);
 ``--hands`` per iteration, ``--lr`` and ``--kl-coef`` default to the run's own (its role's hands,
 final learning rate and ``kl_coef``); ``--ent-coef``, the magnet, to 0 (a best response needs none). Values are the punter's chips; the shortfall is the learner's.
+
+``--table``: no network is fitted. The learner is a table over the distinct (observation,
+mask) rows its hands meet, starting from the snapshot's probabilities, and each iteration
+takes the loss's own maximiser at every row met, in closed form (with ``--ent-coef`` 0:
+``log pi_new = log pi_rollout + A / (kl_coef * scale)`` up to a constant, ``A`` the same
+played advantages the network is given), so the network's fit is taken out and what is left
+is the step and the played values' noise.
 """
 
 from __future__ import annotations
@@ -19,7 +26,53 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _ClosedFormTable(start, sampler):  # noqa: N802  (a class built on first use: the imports are main's)
+    """The ``--table`` learner: ``start``'s (an ``MLPPolicy``) logits plus an offset per distinct
+    (observation, mask) row met, keyed as ``VineSampler`` groups rows."""
+    from agents.learned import MLPPolicy
+    from training.vine import _row_keys
+
+    class ClosedFormTable(MLPPolicy):
+        def __init__(self):
+            self.__dict__.update(start.__dict__)
+            self.keys, self.offsets = np.empty(0), np.empty((0, self.n_actions))
+
+        def _key(self, x, masks):
+            x, m = np.asarray(x, np.float32), np.asarray(masks, np.int8)
+            return _row_keys(x, m, sampler._key_obs, sampler._key_mask)
+
+        def probs(self, x, masks):
+            z = self.logits(x)
+            if len(self.keys):
+                k = self._key(x, masks)
+                i = np.minimum(np.searchsorted(self.keys, k), len(self.keys) - 1)
+                z = z + np.where((self.keys[i] == k)[:, None], self.offsets[i], 0.0)
+            z = np.where(np.asarray(masks) > 0, z, -np.inf)
+            p = np.exp(z - z.max(axis=-1, keepdims=True))
+            return p / p.sum(axis=-1, keepdims=True)
+
+        def step(self, batch, kl_coef: float, ent_coef: float, scale: float) -> None:
+            """Every row of ``batch`` (merged: distinct rows) to the loss's maximiser (the
+            uniform magnet): ``log pi = (kl_coef log pi_rollout + A / scale) / (kl_coef + ent_coef)``."""
+            legal = batch.masks > 0
+            q = batch.q.astype(np.float64) / scale
+            adv = q - (batch.probs * q).sum(1, keepdims=True)
+            with np.errstate(divide="ignore"):
+                target = (kl_coef * np.log(batch.probs) + adv) / (kl_coef + ent_coef)
+            offsets = np.where(legal, target - super().logits(batch.obs), 0.0)
+            keys = np.concatenate([self.keys, self._key(batch.obs, batch.masks)])
+            offsets = np.concatenate([self.offsets, offsets])
+            _, last = np.unique(keys[::-1], return_index=True)  # a row met again: its newest offset
+            keep = len(keys) - 1 - last
+            keep = keep[np.argsort(keys[keep])]
+            self.keys, self.offsets = keys[keep], offsets[keep]
+
+    return ClosedFormTable()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kl-coef", type=float, help="the mirror-descent step's KL weight (the run's)")
     ap.add_argument("--ent-coef", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--table", action="store_true", help="the closed-form step per row met instead of the network's fit")
     a = ap.parse_args(argv)
 
     import torch
     import yaml
 
-    from agents.learned import load_policy
+    from agents.learned import PPOAgent, load_policy
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
     from training.config import TrainConfig
@@ -69,10 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print(f"{a.role} learns against {other_zip}; its exact best response wins {br.value:+.4f} (its own chips)")
 
+    learner = _ClosedFormTable(actor(model.policy), sampler) if a.table else None
+
     def measure(k: int) -> None:
         with tempfile.TemporaryDirectory() as d:
-            model.save(Path(d) / "m.zip")
-            me_agent = make_agent(AgentSpec.model(Path(d) / "m.zip", True), table)
+            if learner is None:
+                model.save(Path(d) / "m.zip")
+                me_agent = make_agent(AgentSpec.model(Path(d) / "m.zip", True), table)
+            else:
+                me_agent = PPOAgent(table, learner, greedy=False)
             if a.role == "punter":
                 v = solve.expected_value(me_agent, opponent, ev)
                 short = br.value - v
@@ -84,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
 
     measure(0)
     for k in range(1, a.iterations + 1):
-        nets[me] = actor(model.policy)
-        model.train_on(sampler.sample(hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
+        if learner is None:
+            nets[me] = actor(model.policy)
+            model.train_on(sampler.sample(hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
+        else:
+            nets[me] = learner
+            learner.step(sampler.sample(hands, nets, me, merge=True), model.kl_coef, model.ent_coef, model.value_scale)
         if k % a.every == 0:
             measure(k)
     return 0
