@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kl-coef", type=float, help="the mirror-descent step's KL weight (the run's)")
     ap.add_argument("--ent-coef", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--table", action="store_true", help="the closed-form step per row met instead of the network's fit")
+    ap.add_argument("--table", action="store_true", help="closed-form steps per row, no network fit")
     a = ap.parse_args(argv)
 
     import torch
