@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def _ClosedFormTable(start, sampler):  # noqa: N802  (a class built on first use: the imports are main's)
+def _closed_form_table(start, sampler):  # a class built on first use: the imports are main's
     """The ``--table`` learner: ``start``'s (an ``MLPPolicy``) logits plus an offset per distinct
     (observation, mask) row met, keyed as ``VineSampler`` groups rows."""
     from agents.learned import MLPPolicy
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print(f"{a.role} learns against {other_zip}; its exact best response wins {br.value:+.4f} (its own chips)")
 
-    learner = _ClosedFormTable(actor(model.policy), sampler) if a.table else None
+    learner = _closed_form_table(actor(model.policy), sampler) if a.table else None
 
     def measure(k: int) -> None:
         with tempfile.TemporaryDirectory() as d:
