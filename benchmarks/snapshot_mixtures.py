@@ -49,18 +49,18 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     import numpy as np
-    import yaml
 
     from agents.learned import table_workers
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
     from siete_env.solve.mixture import Population
-    from training.config import TrainConfig
+    from training.config import load_config
     from training.runs import RunState
 
-    cfg = TrainConfig(**yaml.safe_load((a.run / "config.yaml").read_text()))
+    configs = {run: load_config(run / "config.yaml") for run in [a.run, *a.pool]}
+    cfg = configs[a.run]
     for other in a.pool:
-        if TrainConfig(**yaml.safe_load((other / "config.yaml").read_text())).rules != cfg.rules:
+        if configs[other].rules != cfg.rules:
             ap.error(f"{other} was trained on other rules than {a.run}")
     ev = solve.evaluator(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def generations(run: Path) -> list[tuple]:
         st = RunState.load(run)
-        its = TrainConfig(**yaml.safe_load((run / "config.yaml").read_text())).vine.iterations
+        its = configs[run].vine.iterations
         snaps = enumerate(zip(st.punter_snapshots, st.banker_snapshots, strict=True), 1)
         return [((run, g, its), p, b) for g, (p, b) in snaps if g >= a.from_generation]
 

@@ -33,23 +33,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def _closed_form_table(start, sampler):  # a class built on first use: the imports are main's
     """The ``--table`` learner: ``start``'s (an ``MLPPolicy``) logits plus an offset per distinct
-    (observation, mask) row met, keyed as ``VineSampler`` groups rows."""
+    (observation, mask) row met, keyed by ``VineSampler.row_keys``."""
     from agents.learned import MLPPolicy
-    from training.vine import _row_keys
 
     class ClosedFormTable(MLPPolicy):
         def __init__(self):
             self.__dict__.update(start.__dict__)
             self.keys, self.offsets = np.empty(0), np.empty((0, self.n_actions))
 
-        def _key(self, x, masks):
-            x, m = np.asarray(x, np.float32), np.asarray(masks, np.int8)
-            return _row_keys(x, m, sampler._key_obs, sampler._key_mask)
-
         def probs(self, x, masks):
             z = self.logits(x)
             if len(self.keys):
-                k = self._key(x, masks)
+                k = sampler.row_keys(x, masks)
                 i = np.minimum(np.searchsorted(self.keys, k), len(self.keys) - 1)
                 z = z + np.where((self.keys[i] == k)[:, None], self.offsets[i], 0.0)
             z = np.where(np.asarray(masks) > 0, z, -np.inf)
@@ -65,7 +60,7 @@ def _closed_form_table(start, sampler):  # a class built on first use: the impor
             with np.errstate(divide="ignore"):
                 target = (kl_coef * np.log(batch.probs) + adv) / (kl_coef + ent_coef)
             offsets = np.where(legal, target - super().logits(batch.obs), 0.0)
-            keys = np.concatenate([self.keys, self._key(batch.obs, batch.masks)])
+            keys = np.concatenate([self.keys, sampler.row_keys(batch.obs, batch.masks)])
             offsets = np.concatenate([self.offsets, offsets])
             _, last = np.unique(keys[::-1], return_index=True)  # a row met again: its newest offset
             keep = len(keys) - 1 - last
@@ -91,17 +86,16 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     import torch
-    import yaml
 
     from agents.learned import PPOAgent, load_policy
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
-    from training.config import TrainConfig
+    from training.config import load_config
     from training.learners import make_venv
     from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 
     torch.set_num_threads(1)
-    cfg = TrainConfig(**yaml.safe_load((a.run / "config.yaml").read_text()))
+    cfg = load_config(a.run / "config.yaml")
     ev = solve.evaluator(cfg.rules)
     table = raw_env(num_players=2, rules=cfg.rules)
     other = "punter" if a.role == "banker" else "banker"

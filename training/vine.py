@@ -156,13 +156,17 @@ class VineSampler:
                 return net.probs(obs[first], masks[first])[inv]
         return net.probs(obs, masks)
 
+    def row_keys(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Each (observation, mask) row's key (float64): a fixed random projection, the same
+        for equal rows (what ``_groups`` groups by; a collision is checked there)."""
+        return _row_keys(np.asarray(obs, np.float32), np.asarray(masks, np.int8), self._key_obs, self._key_mask)
+
     def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None):
         """The distinct (observation, mask) rows: ``(first, inv)`` with ``obs[first][inv] ==
         obs`` (and the masks), or ``None`` if there are more than ``most`` of them. Rows
         are grouped by a key (a fixed random projection, computed in a compiled loop) and
         the grouping checked row by row: a collision of keys (never seen) gives ``None``."""
-        key = _row_keys(obs, masks, self._key_obs, self._key_mask)
-        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        _, first, inv = np.unique(self.row_keys(obs, masks), return_index=True, return_inverse=True)
         if most is not None and len(first) > most:
             return None
         if _rows_match(obs, masks, first, inv):
