@@ -416,21 +416,19 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     lines = [x for x in r.stdout.splitlines() if "NashConv" in x and not x.startswith("  pair")]
     assert "1 pooled run(s) (4 pairs)" in lines[0] and "round 1" in lines[1] and len(lines) == 2
+
     # benchmarks/vine_best_response.py: the banker learns against the frozen punter, never past its best response
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vine_best_response.py"), str(a), "gen_002", "banker",
-                        "--iterations", "2", "--every", "1", "--hands", "300"],
-                       capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert r.returncode == 0, r.stderr[-3000:]
-    short = [float(x.split("short of the best response by ")[1].split()[0].rstrip(","))
-             for x in r.stdout.splitlines() if "short of" in x]  # fmt: skip
+    def shortfalls(*args: str) -> list[float]:
+        r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vine_best_response.py"), str(a), "gen_002", *args],
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert r.returncode == 0, r.stderr[-3000:]
+        return [float(x.split("short of the best response by ")[1].split()[0].rstrip(","))
+                for x in r.stdout.splitlines() if "short of" in x]  # fmt: skip
+
+    short = shortfalls("banker", "--iterations", "2", "--every", "1", "--hands", "300")
     assert len(short) == 3 and min(short) >= -1e-9
     # --table: the punter as a table of closed-form steps, never past its best response either
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "vine_best_response.py"), str(a), "gen_002", "punter",
-                        "--iterations", "1", "--every", "1", "--hands", "300", "--table"],
-                       capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert r.returncode == 0, r.stderr[-3000:]
-    short = [float(x.split("short of the best response by ")[1].split()[0].rstrip(","))
-             for x in r.stdout.splitlines() if "short of" in x]  # fmt: skip
+    short = shortfalls("punter", "--iterations", "1", "--every", "1", "--hands", "300", "--table")
     assert len(short) == 2 and min(short) >= -1e-9 and short[1] != short[0]
     for gen in ("gen_001", "gen_002"):
         for role in ("punter", "banker"):
