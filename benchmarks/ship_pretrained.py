@@ -28,10 +28,15 @@ BANKERS = ("random", "banker:5.5", "banker:6", "smart:6")
 TARGET = Path(__file__).resolve().parent.parent / "agents" / "pretrained"
 
 
+STATED_DIGITS = 6  # what holds on every machine: the banker network's float32 probabilities
+# and the compiled kernels round differently by processor (measured: ~1e-8 apart), so the
+# file states 6 decimals and tests/test_pretrained.py allows that rounding and no more
+
+
 def exact_values(path: Path) -> dict:
-    """The exact values of the pretrained pair in ``path``: one population holding the pair
-    and the heuristics of each side, so every table is computed once (the banker network's
-    over tens of millions of states is the dear one)."""
+    """The exact values of the pretrained pair in ``path`` (to ``STATED_DIGITS`` decimals):
+    one population holding the pair and the heuristics of each side, so every table is
+    computed once (the banker network's over tens of millions of states is the dear one)."""
     from agents.pretrained import PretrainedPair
     from agents.specs import make_agent
     from siete_env import raw_env
@@ -52,13 +57,16 @@ def exact_values(path: Path) -> dict:
     first_p = np.eye(len(pop.punters))[0]
     first_b = np.eye(len(pop.bankers))[0]
     nc = NashConv.of(float(M[0, 0]), pop.banker_worst(first_b)[0], -pop.punter_worst(first_p)[0])
+    def stated(x: float) -> float:
+        return round(float(x), STATED_DIGITS)
+
     return {
-        "nash_conv": nc.nash_conv,
-        "ev": nc.ev,
-        "punter_br_value": nc.punter_br_value,
-        "banker_br_value": nc.banker_br_value,
-        "as_punter_vs": {b: float(M[0, 1 + j]) for j, b in enumerate(BANKERS)},
-        "as_banker_vs": {p: float(-M[1 + i, 0]) for i, p in enumerate(PUNTERS)},
+        "nash_conv": stated(nc.nash_conv),
+        "ev": stated(nc.ev),
+        "punter_br_value": stated(nc.punter_br_value),
+        "banker_br_value": stated(nc.banker_br_value),
+        "as_punter_vs": {b: stated(M[0, 1 + j]) for j, b in enumerate(BANKERS)},
+        "as_banker_vs": {p: stated(-M[1 + i, 0]) for i, p in enumerate(PUNTERS)},
     }
 
 

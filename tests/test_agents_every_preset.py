@@ -8,6 +8,8 @@ import pytest
 from agents.tournament import play_match
 from siete_env.rules import PRESETS
 
+from .tolerance import FLOAT64
+
 PUNTERS = ["random", "threshold:5.5", "bold:5.5", "threshold:7", "quattro:6"]
 BANKERS = ["random", "banker:6", "smart:6", "banker:4", "quattro:5.5"]
 
@@ -20,7 +22,7 @@ def test_baselines_play_every_preset(rules, n):
         if PRESETS[rules].get("scoring") == "points":  # points are scored, never lost
             assert all(s.mean >= 0 for s in r.seats) and sum(s.mean for s in r.seats) > 0
         else:
-            assert sum(s.mean for s in r.seats) == pytest.approx(0.0, abs=1e-9)  # zero-sum
+            assert sum(s.mean for s in r.seats) == pytest.approx(0.0, abs=FLOAT64)  # zero-sum
 
 
 def test_forced_banker_move_is_taken():

@@ -24,6 +24,7 @@ from siete_env.solve import (
 )
 
 from .helpers import simulate_heads_up
+from .tolerance import FLOAT64
 
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 FORCED = {**SINGLE, "banker_policy_rule": "hit_below_6"}
@@ -51,9 +52,9 @@ def test_nash_conv_is_zero_exactly_at_the_equilibrium_of_the_toy_configuration()
     banker = agent("banker:6", FORCED)
     br = best_response(banker, "banker", ev)
     nc = nash_conv(br.policy, banker, ev)
-    assert abs(nc.nash_conv) < 1e-12 and abs(nc.banker_br_value + nc.ev) < 1e-12
+    assert abs(nc.nash_conv) < FLOAT64 and abs(nc.banker_br_value + nc.ev) < FLOAT64
     # the banker's best response is its forced play: no gain, whatever banker is named
-    assert abs(nash_conv(br.policy, agent("smart:4", FORCED), ev).nash_conv) < 1e-12
+    assert abs(nash_conv(br.policy, agent("smart:4", FORCED), ev).nash_conv) < FLOAT64
 
 
 @pytest.mark.parametrize("spec", ["threshold:4", "threshold:5", "threshold:5.5", "threshold:6", "bold:5", "random"])
@@ -61,7 +62,7 @@ def test_nash_conv_is_positive_away_from_the_equilibrium(spec):
     ev = evaluator(FORCED)
     nc = nash_conv(agent(spec, FORCED), agent("banker:6", FORCED), ev)
     assert nc.nash_conv > 1e-4
-    assert abs(nc.nash_conv - (nc.punter_br_value - nc.ev)) < 1e-12  # the banker gains nothing
+    assert abs(nc.nash_conv - (nc.punter_br_value - nc.ev)) < FLOAT64  # the banker gains nothing
 
 
 def test_one_changed_decision_moves_the_pair_off_the_equilibrium():
@@ -84,7 +85,7 @@ def test_one_changed_decision_moves_the_pair_off_the_equilibrium():
     draw[c, 0, 0, HIT_UP if best == STAND else STAND] = 1.0
     nc = nash_conv(TabularPunterPolicy(ev, br.bet_p, draw), banker, ev)
     assert nc.nash_conv > 1e-3
-    assert abs(nc.nash_conv - reach[c, 0, 0] * gap[c]) < 1e-9
+    assert abs(nc.nash_conv - reach[c, 0, 0] * gap[c]) < FLOAT64
 
 
 def test_cfr_reaches_the_toy_equilibrium_value():
@@ -92,7 +93,7 @@ def test_cfr_reaches_the_toy_equilibrium_value():
     value = best_response(agent("banker:6", FORCED), "banker", ev).value
     sol = cfr.solve(ev, iterations=20)
     assert 0 <= sol.nash_conv < 2e-3
-    assert abs(sol.result.punter_br_value - value) < 1e-12
+    assert abs(sol.result.punter_br_value - value) < FLOAT64
 
 
 # --------------------------------------------------------------------------- the free game
@@ -113,16 +114,16 @@ def test_punter_action_values_agree_with_the_evaluator(rules):
     c.draw = c.draw * rng.random(c.draw.shape) * c.draw_mask
     c.draw /= c.draw.sum(-1, keepdims=True)
     _, _, v = c.punter_values(G)
-    assert abs(v - expected_value(TabularPunterPolicy(ev, c.bet, c.draw), banker, ev)) < 1e-12
+    assert abs(v - expected_value(TabularPunterPolicy(ev, c.bet, c.draw), banker, ev)) < FLOAT64
     br = best_response(banker, "banker", ev).policy
     c.bet, c.draw = br.bet_p, br.draw_p
     Q_bet, Q, v = c.punter_values(G)
-    assert abs(v - best_response(banker, "banker", ev).value) < 1e-12
+    assert abs(v - best_response(banker, "banker", ev).value) < FLOAT64
     _, _, breach, reach = ev.punter_forward(c.bet, c.draw, return_reach=True)
     best = np.where(c.draw_mask, Q, -np.inf).max(-1)
-    np.testing.assert_allclose((c.draw * Q).sum(-1)[reach > 0], best[reach > 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose((c.draw * Q).sum(-1)[reach > 0], best[reach > 0], rtol=0, atol=FLOAT64)
     best_bet = np.where(c.bet_mask, Q_bet, -np.inf).max(-1)
-    np.testing.assert_allclose((c.bet * Q_bet).sum(-1)[breach > 0], best_bet[breach > 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose((c.bet * Q_bet).sum(-1)[breach > 0], best_bet[breach > 0], rtol=0, atol=FLOAT64)
 
 
 def test_cfr_with_the_four_swap_improves_on_the_uniform_start():
@@ -145,7 +146,7 @@ def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_pa
     assert ncs[-1] < ncs[0] and 0 <= ncs[-1] < 0.01, ncs
     r = sol.result
     # the game value lies between what each side guarantees itself
-    assert r.punter_br_value >= r.ev - 1e-12 and -r.banker_br_value <= r.ev + 1e-12
+    assert r.punter_br_value >= r.ev - FLOAT64 and -r.banker_br_value <= r.ev + FLOAT64
     assert -r.banker_br_value <= -0.10 and r.punter_br_value >= -0.125  # value ~ -0.113 (measured)
     # well under the best pair of simple threshold policies (0.0245)
     best_pair = nash_conv(agent("threshold:5", SINGLE), agent("banker:5", SINGLE), ev).nash_conv
@@ -157,8 +158,8 @@ def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_pa
     fresh = ExactEvaluator(SINGLE)
     bet, draw = fresh.punter_table(sol.punter)
     _, _, _, draw_row = fresh.punter_observations()
-    np.testing.assert_allclose(bet, sol.bet, atol=1e-12)
-    np.testing.assert_allclose(draw[draw_row >= 0], sol.draw[draw_row >= 0], atol=1e-12)
+    np.testing.assert_allclose(bet, sol.bet, atol=FLOAT64)
+    np.testing.assert_allclose(draw[draw_row >= 0], sol.draw[draw_row >= 0], atol=FLOAT64)
     # saved and loaded: the same policies
     sol.save(tmp_path / "eq.npz")
     back = load_tables(tmp_path / "eq.npz")

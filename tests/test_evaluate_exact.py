@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .tolerance import FLOAT64
+
 ROOT = Path(__file__).resolve().parent.parent
 SINGLE_STAKE = ["--rule", "bet_levels=[1]", "--rule", "four_swap=off", "--rule", "max_splits=0"]
 
@@ -26,7 +28,7 @@ def test_exact_values_of_the_threshold_pair(tmp_path):
     # each best response gains at least what the given policy gets, and NashConv adds the gains
     assert row["punter_br_value"] >= row["ev"] and row["banker_br_value"] >= -row["ev"]
     gains = (row["punter_br_value"] - row["ev"]) + (row["banker_br_value"] + row["ev"])
-    assert abs(row["nash_conv"] - gains) < 1e-9 and abs(row["exploitability"] - gains / 2) < 1e-9
+    assert abs(row["nash_conv"] - gains) < FLOAT64 and abs(row["exploitability"] - gains / 2) < FLOAT64
     assert "NashConv" in r.stdout
 
 

@@ -22,6 +22,7 @@ from siete_env.solve import (
 )
 
 from .helpers import row_by_row, simulate_heads_up
+from .tolerance import FLOAT64
 
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "bet_levels": [1, 2, 3], "four_swap": "off", "max_splits": 0}
@@ -161,14 +162,14 @@ def test_best_response_beats_every_policy_tried_and_is_achieved():
     banker = agent("smart:6", SINGLE)
     br = best_response(banker, against="banker", rules=ev)
     for spec in ("threshold:4", "threshold:5", "threshold:5.5", "threshold:6", "bold:5", "random"):
-        assert br.value >= expected_value(agent(spec, SINGLE), banker, ev) - 1e-12, spec
+        assert br.value >= expected_value(agent(spec, SINGLE), banker, ev) - FLOAT64, spec
     # the best-response policy, played as an ordinary agent, has exactly that value
-    assert abs(expected_value(br.policy, banker, ev) - br.value) < 1e-9
+    assert abs(expected_value(br.policy, banker, ev) - br.value) < FLOAT64
     punter = agent("threshold:5.5", SINGLE)
     bbr = best_response(punter, against="punter", rules=ev)
     for spec in ("banker:4", "banker:5", "banker:6", "smart:5", "smart:6", "random"):
-        assert bbr.value >= -expected_value(punter, agent(spec, SINGLE), ev) - 1e-12, spec
-    assert abs(-expected_value(punter, bbr.policy, ev) - bbr.value) < 1e-9
+        assert bbr.value >= -expected_value(punter, agent(spec, SINGLE), ev) - FLOAT64, spec
+    assert abs(-expected_value(punter, bbr.policy, ev) - bbr.value) < FLOAT64
 
 
 def test_best_response_policies_play_through_the_env():
@@ -189,18 +190,18 @@ def test_best_response_to_a_best_response():
     banker = agent("banker:6", SINGLE)
     p1 = best_response(banker, against="banker", rules=ev)
     nc1 = nash_conv(p1.policy, banker, ev)
-    assert abs(nc1.punter_br_value - nc1.ev) < 1e-9  # p1 is a best response: no punter gain
+    assert abs(nc1.punter_br_value - nc1.ev) < FLOAT64  # p1 is a best response: no punter gain
     assert nc1.nash_conv > 0.01  # banker:6 is not a best response to it
     b2 = best_response(p1.policy, against="punter", rules=ev)
     # the banker's best reply to p1 does at least as well as banker:6 did against it
-    assert b2.value >= -p1.value - 1e-12
+    assert b2.value >= -p1.value - FLOAT64
     p3 = best_response(b2.policy, against="banker", rules=ev)
-    assert p3.value >= expected_value(p1.policy, b2.policy, ev) - 1e-12
+    assert p3.value >= expected_value(p1.policy, b2.policy, ev) - FLOAT64
     nc = nash_conv(p1.policy, b2.policy, ev)
-    assert abs(nc.banker_br_value - b2.value) < 1e-9  # b2 is already a best response: no banker gain
-    assert abs(nc.banker_br_value + nc.ev) < 1e-9
-    assert abs(nc.punter_br_value - p3.value) < 1e-9
-    assert nc.nash_conv >= -1e-12
+    assert abs(nc.banker_br_value - b2.value) < FLOAT64  # b2 is already a best response: no banker gain
+    assert abs(nc.banker_br_value + nc.ev) < FLOAT64
+    assert abs(nc.punter_br_value - p3.value) < FLOAT64
+    assert nc.nash_conv >= -FLOAT64
 
 
 @pytest.mark.parametrize(
@@ -211,10 +212,10 @@ def test_nash_conv_is_the_sum_of_both_gains(rules, p_spec, b_spec):
     ev = evaluator(rules)
     p, b = agent(p_spec, rules), agent(b_spec, rules)
     nc = nash_conv(p, b, ev)
-    assert abs(nc.ev - expected_value(p, b, ev)) < 1e-12
-    assert abs(nc.punter_br_value - best_response(b, "banker", ev).value) < 1e-12
-    assert abs(nc.banker_br_value - best_response(p, "punter", ev).value) < 1e-12
-    assert nc.punter_br_value >= nc.ev - 1e-12 and nc.banker_br_value >= -nc.ev - 1e-12
+    assert abs(nc.ev - expected_value(p, b, ev)) < FLOAT64
+    assert abs(nc.punter_br_value - best_response(b, "banker", ev).value) < FLOAT64
+    assert abs(nc.banker_br_value - best_response(p, "punter", ev).value) < FLOAT64
+    assert nc.punter_br_value >= nc.ev - FLOAT64 and nc.banker_br_value >= -nc.ev - FLOAT64
     assert nc.nash_conv >= 0 and abs(nc.exploitability - nc.nash_conv / 2) < 1e-15
 
 
@@ -225,8 +226,8 @@ def test_best_response_with_four_swaps():
     banker = agent("banker:6", SWAPS1)
     br = best_response(banker, against="banker", rules=ev)
     for spec in ("bold:5.5", "threshold:5.5"):
-        assert br.value >= expected_value(agent(spec, SWAPS1), banker, ev) - 1e-12, spec
-    assert abs(expected_value(br.policy, banker, ev) - br.value) < 1e-9
+        assert br.value >= expected_value(agent(spec, SWAPS1), banker, ev) - FLOAT64, spec
+    assert abs(expected_value(br.policy, banker, ev) - br.value) < FLOAT64
 
 
 def test_direct_banker_tables_of_the_baselines_match_the_observation_path():
@@ -255,8 +256,8 @@ def test_stake_scaling_shortcut_is_exact(rules):
     for hit in (ev.banker_table(agent("banker:6", rules)), mixed):
         fast = ev.banker_pass(hit, None)[0]
         slow = ev.banker_pass(hit, None, scale_stakes=False)[0]
-        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=FLOAT64)
     # and the values the public API gives for the mixed table are the full pass's
     Wst, bust = ev.punter_forward(*ev.punter_table(agent("threshold:5.5", rules)))
     want = float((Wst * slow).sum() + bust)
-    assert abs(expected_value(agent("threshold:5.5", rules), TabularBankerPolicy(ev, mixed), ev) - want) < 1e-12
+    assert abs(expected_value(agent("threshold:5.5", rules), TabularBankerPolicy(ev, mixed), ev) - want) < FLOAT64

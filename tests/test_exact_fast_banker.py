@@ -14,6 +14,8 @@ from siete_env.features import folded_size
 from siete_env.game import HIT_UP, STAND
 from siete_env.solve import ExactEvaluator
 
+from .tolerance import PROBS
+
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "four_swap": "off", "max_splits": 0}
 
@@ -73,7 +75,7 @@ def test_fast_banker_table_equals_the_generic_one(rules, activation, hidden, bia
     assert fast is not None
     generic = ev._banker_table_from_observations(sampled)
     assert fast.shape == generic.shape == (ev.n_vu * ev.L, ev.n_M)
-    np.testing.assert_allclose(fast, generic, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(fast, generic, rtol=0, atol=PROBS)
     assert np.ptp(generic) > 0.05  # the table means something
     assert np.array_equal(ev.banker_table(sampled), fast)  # what ExactEvaluator.banker_table gives
     if not greedy_too:
@@ -100,7 +102,7 @@ def test_numpy_layers_equal_the_compiled_ones(monkeypatch):
         agent = _network(env, 5, activation, False, hidden, 0.3)
         compiled = agent.exact_banker_table(ev)
         monkeypatch.setenv("SIETE_SOLVE_BACKEND", "numpy")
-        np.testing.assert_allclose(agent.exact_banker_table(ev), compiled, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(agent.exact_banker_table(ev), compiled, rtol=0, atol=PROBS)
         monkeypatch.delenv("SIETE_SOLVE_BACKEND")
 
 
@@ -126,7 +128,7 @@ def test_exact_speed_network_on_four_swap_rules_sample():
             rows, sel = rows[pick], sel[pick]
         p = ev.query(agent, rows, np.broadcast_to(mask1, (len(rows), ev.A)).copy())
         h = p[:, HIT_UP] / (p[:, STAND] + p[:, HIT_UP])
-        np.testing.assert_allclose(fast[sel, m_i], h, rtol=0, atol=1e-5)
+        np.testing.assert_allclose(fast[sel, m_i], h, rtol=0, atol=PROBS)
         assert not fast[~ok, m_i].any()
         checked += int((ret > 0).any())
     assert checked > 0  # some of them with swapped 4s going back

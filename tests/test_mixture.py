@@ -18,6 +18,7 @@ from siete_env.solve.exact import stood_value
 from siete_env.solve.mixture import Population, matrix_nash
 
 from .helpers import simulate_heads_up
+from .tolerance import FLOAT64
 
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 PUNTERS = ["threshold:4.5", "threshold:5", "threshold:6", "bold:5.5"]
@@ -58,12 +59,12 @@ def test_pairs_and_matrix_are_the_exact_values(pop):
     ev = pop.ev
     for i, a in enumerate(PUNTERS):
         for j, b in enumerate(BANKERS):
-            assert abs(pop.matrix[i, j] - expected_value(agent(a), agent(b), ev)) < 1e-12
+            assert abs(pop.matrix[i, j] - expected_value(agent(a), agent(b), ev)) < FLOAT64
     # add_pair's NashConv is the evaluator's
     p2 = Population(ev)
     got = p2.add_pair(agent("threshold:5"), agent("smart:6"))
     want = nash_conv(agent("threshold:5"), agent("smart:6"), ev)
-    assert np.allclose(tuple(got), tuple(want), atol=1e-12)
+    assert np.allclose(tuple(got), tuple(want), atol=FLOAT64)
 
 
 def test_worst_cases_are_the_best_responses_to_the_mixture_table(pop):
@@ -73,20 +74,20 @@ def test_worst_cases_are_the_best_responses_to_the_mixture_table(pop):
     sol = pop.mixture(wp, wb)
     pw, v = pop.punter_worst(wp)
     bw, u = pop.banker_worst(wb)
-    assert abs(-best_response(sol.punter, "punter", ev).value - pw) < 1e-10
-    assert abs(best_response(sol.banker, "banker", ev).value - bw) < 1e-10
+    assert abs(-best_response(sol.punter, "punter", ev).value - pw) < FLOAT64
+    assert abs(best_response(sol.banker, "banker", ev).value - bw) < FLOAT64
     # realization equivalence: against any fixed opponent, the mixture table's value is the
     # weighted value of its members
     for b in BANKERS:
         mixed = expected_value(sol.punter, agent(b), ev)
         members = sum(w * expected_value(agent(a), agent(b), ev) for w, a in zip(wp, PUNTERS, strict=True))
-        assert abs(mixed - members) < 1e-10
+        assert abs(mixed - members) < FLOAT64
     for a in PUNTERS:
         mixed = expected_value(agent(a), sol.banker, ev)
         members = sum(w * expected_value(agent(a), agent(b), ev) for w, b in zip(wb, BANKERS, strict=True))
-        assert abs(mixed - members) < 1e-10
+        assert abs(mixed - members) < FLOAT64
     # and the members' values against those best responses average to the worst cases
-    assert abs(wp @ v - pw) < 1e-12 and abs(wb @ u - bw) < 1e-12
+    assert abs(wp @ v - pw) < FLOAT64 and abs(wb @ u - bw) < FLOAT64
 
 
 def test_the_mixture_plays_as_its_table_in_the_environment(pop, tmp_path):
@@ -96,7 +97,7 @@ def test_the_mixture_plays_as_its_table_in_the_environment(pop, tmp_path):
     assert loaded.source == "mixture" and loaded.weights["punter"]["threshold:4.5"] == 0.5
     p = make_agent(f"table:{tmp_path / 'm.npz'}", raw_env(2, SINGLE), seed=1)
     sim = simulate_heads_up(p, p, SINGLE, 3000, seed=11)
-    assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim)) + 1e-9
+    assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim)) + FLOAT64
 
 
 def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
@@ -105,21 +106,21 @@ def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
     p_worst = [pop.punter_worst(np.eye(4)[i])[0] for i in range(4)]
     b_worst = [pop.banker_worst(np.eye(4)[j])[0] for j in range(4)]
     # NashConv = (punter BR to the banker) - (punter's value against a banker BR)
-    assert sol.result.banker_br_value <= min(-x for x in p_worst) + 1e-12
-    assert sol.result.punter_br_value <= min(b_worst) + 1e-12
-    assert sol.nash_conv <= min(b - p for b in b_worst for p in p_worst) + 1e-12
+    assert sol.result.banker_br_value <= min(-x for x in p_worst) + FLOAT64
+    assert sol.result.punter_br_value <= min(b_worst) + FLOAT64
+    assert sol.nash_conv <= min(b - p for b in b_worst for p in p_worst) + FLOAT64
     # and here strictly better than the best pair of members (0.0245 -> 0.0215): it mixes
     assert sol.nash_conv < min(b_worst) - max(p_worst) - 0.002
     assert sum(w > 0.1 for w in wp) >= 2
-    assert abs(sol.nash_conv - nash_conv(sol.punter, sol.banker, pop.ev).nash_conv) < 1e-12
+    assert abs(sol.nash_conv - nash_conv(sol.punter, sol.banker, pop.ev).nash_conv) < FLOAT64
     # and the weights are a distribution
     for w in (wp, wb):
-        assert np.all(w >= 0) and abs(w.sum() - 1) < 1e-12
+        assert np.all(w >= 0) and abs(w.sum() - 1) < FLOAT64
     # the cutting plane finds the optimum: here the punter mixes its first two members (a grid
     # over the whole simplex, step 0.05, found nothing better than -0.125722; the planes reach -0.125707)
     assert wp[2] + wp[3] < 1e-6 and 0.4 < wp[0] < 0.6
     edge = max(pop.punter_worst(np.array([t, 1 - t, 0, 0]))[0] for t in np.linspace(0, 1, 51))
-    assert pop.punter_worst(wp)[0] >= edge - 1e-9
+    assert pop.punter_worst(wp)[0] >= edge - FLOAT64
     assert set(pop.gaps) == {"punter", "banker"} and max(pop.gaps.values()) <= 1e-5  # and certifies it
 
 
@@ -148,9 +149,9 @@ def test_mixtures_with_stakes_raises_and_swaps_are_realization_equivalent():
     sol = pop.mixture(wp, wb)
     M = pop.matrix
     for j, b in enumerate(("banker:5", "smart:6")):
-        assert abs(expected_value(sol.punter, agent(b, rules), ev) - wp @ M[:, j]) < 1e-12
+        assert abs(expected_value(sol.punter, agent(b, rules), ev) - wp @ M[:, j]) < FLOAT64
     for i, a in enumerate(("random", "bold:5")):
-        assert abs(expected_value(agent(a, rules), sol.banker, ev) - M[i] @ wb) < 1e-12
+        assert abs(expected_value(agent(a, rules), sol.banker, ev) - M[i] @ wb) < FLOAT64
 
 
 def test_the_banker_tables_wait_on_disk_and_leave_with_the_population():
@@ -190,11 +191,11 @@ def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
     # the punter oracle is a best response to that banker mixture: as good as any punter there
     Wo, bo = ev.punter_forward(*ev.punter_table(p_or))
     mine = stood_value(Wo, bo, G)
-    assert mine >= max(stood_value(Wi, b, G) for Wi, b in zip(pop._W, pop._bust, strict=True)) - 1e-12
-    assert abs(mine - punter_side.best_response(ev, G)[0]) < 1e-9  # and its table plays that value
+    assert mine >= max(stood_value(Wi, b, G) for Wi, b in zip(pop._W, pop._bust, strict=True)) - FLOAT64
+    assert abs(mine - punter_side.best_response(ev, G)[0]) < FLOAT64  # and its table plays that value
     # the banker oracle holds that punter mixture at least as low as any banker member
     Go = banker_side.policy_values(ev, ev.banker_table(b_or))
-    assert stood_value(W, bust, Go) <= min(stood_value(W, bust, Gj) for Gj in pop._G) + 1e-12
+    assert stood_value(W, bust, Go) <= min(stood_value(W, bust, Gj) for Gj in pop._G) + FLOAT64
     pop.add_pair(p_or, b_or, ("oracle", "oracle"))
     assert not pop.duals  # those planes were for the members before
     after = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv

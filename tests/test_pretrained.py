@@ -14,6 +14,8 @@ import pytest
 from agents.specs import PRETRAINED, PRETRAINED_DIR, AgentSpec, make_agent
 from siete_env import raw_env
 
+from .tolerance import STATED
+
 META = json.loads((PRETRAINED_DIR / "spanish-headsup.json").read_text())
 
 
@@ -25,11 +27,11 @@ def test_the_stated_exact_values_are_the_shipped_files():
     got = exact_values(PRETRAINED_DIR / META["file"])
     want = META["exact"]
     for key in ("nash_conv", "ev", "punter_br_value", "banker_br_value"):
-        assert got[key] == pytest.approx(want[key], abs=1e-9), key
+        assert got[key] == pytest.approx(want[key], abs=STATED), key
     for side in ("as_punter_vs", "as_banker_vs"):
         assert got[side].keys() == want[side].keys()
         for spec, v in want[side].items():
-            assert got[side][spec] == pytest.approx(v, abs=1e-9), (side, spec)
+            assert got[side][spec] == pytest.approx(v, abs=STATED), (side, spec)
 
 
 def test_docs_quote_the_stated_nash_conv():

@@ -12,6 +12,8 @@ pytest.importorskip("sb3_contrib")
 from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv  # noqa: E402
 from siete_env.game import HIT_UP, STAND  # noqa: E402
 
+from .tolerance import PROBS
+
 RULES = {"preset": "spanish", "max_splits": 0}
 
 
@@ -97,7 +99,7 @@ def test_a_q_critic_learner_saves_an_ordinary_actor(tmp_path):
     with torch.no_grad():
         want = again.policy.get_distribution(torch.as_tensor(obs), action_masks=info["action_mask"])
     raw_obs, raw_masks = wide.tables.observe(wide.tables.all, 0)
-    np.testing.assert_allclose(agent.action_probs(raw_obs, raw_masks), want.distribution.probs.numpy(), atol=1e-5)
+    np.testing.assert_allclose(agent.action_probs(raw_obs, raw_masks), want.distribution.probs.numpy(), atol=PROBS)
 
 
 def test_q_critic_needs_the_batched_engine():

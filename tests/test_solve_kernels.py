@@ -10,6 +10,8 @@ import pytest
 from siete_env.solve import banker, evaluator
 from siete_env.solve.states import FOUR
 
+from .tolerance import FLOAT64
+
 RULES = [
     {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0},
     {
@@ -52,10 +54,10 @@ def test_numba_and_numpy_passes_agree(rules):
     for scale in (True, False) if ev.L > 1 else (True,):
         a = banker.policy_values(ev, hit, scale_stakes=scale, backend="numba")
         b = banker.policy_values(ev, hit, scale_stakes=scale, backend="numpy")
-        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a, b, rtol=0, atol=FLOAT64)
 
     (Ga, hit_a), (Gb, hit_b) = (banker.best_response_values(ev, W, backend=x) for x in ("numba", "numpy"))
-    np.testing.assert_allclose(Ga, Gb, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(Ga, Gb, rtol=0, atol=FLOAT64)
     assert (hit_a == hit_b)[ok].all()
 
     discounts = ((1.0, 1.0, True), (0.6, 0.5, False))  # CFR+, DCFR (the smallest game only: numpy is slow)
@@ -64,9 +66,9 @@ def test_numba_and_numpy_passes_agree(rules):
         Rb, Sb = Ra.copy(), Sa.copy()
         Ga = banker.regret_update(ev, hit, W, Ra, Sa, pos_disc=pos, neg_disc=neg, plus=floor, backend="numba")
         Gb = banker.regret_update(ev, hit, W, Rb, Sb, pos_disc=pos, neg_disc=neg, plus=floor, backend="numpy")
-        np.testing.assert_allclose(Ga, Gb, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(Ra[ok], Rb[ok], rtol=0, atol=1e-12)
-        np.testing.assert_allclose(Sa[ok], Sb[ok], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(Ga, Gb, rtol=0, atol=FLOAT64)
+        np.testing.assert_allclose(Ra[ok], Rb[ok], rtol=0, atol=FLOAT64)
+        np.testing.assert_allclose(Sa[ok], Sb[ok], rtol=0, atol=FLOAT64)
         assert floor is False or (Ra[ok] >= 0).all()
 
     np.testing.assert_array_equal(banker.reach(ev, hit, backend="numba"), banker.reach(ev, hit, backend="numpy"))

@@ -14,6 +14,8 @@ from agents.tournament import Z95, Estimate, play_match, play_matches, round_rob
 from siete_env import env as aec_env
 from training.report import worst_cases
 
+from .tolerance import FLOAT64
+
 EXACT = -0.1777828  # tests/test_baseline_value.py: exact enumeration, single stake, no swaps/splits
 
 
@@ -63,14 +65,14 @@ def test_play_match_equals_the_aec_api(banker, punters, n, hands):
     assert res.hands == hands and res.num_players == n
     for s in range(n):
         want = Estimate.of(chips[:, s])
-        assert res.seats[s].mean == pytest.approx(want.mean, abs=1e-12)
-        assert res.seats[s].sd == pytest.approx(want.sd, abs=1e-12)
+        assert res.seats[s].mean == pytest.approx(want.mean, abs=FLOAT64)
+        assert res.seats[s].sd == pytest.approx(want.sd, abs=FLOAT64)
         assert res.seats[s].n == hands
-    assert res.punter.mean == pytest.approx(chips[:, 1:].mean(), abs=1e-12)
+    assert res.punter.mean == pytest.approx(chips[:, 1:].mean(), abs=FLOAT64)
     assert res.banker_result == res.seats[0]
     # every hand is zero-sum across the seats
     np.testing.assert_array_equal(chips.sum(axis=1), 0)
-    assert sum(s.mean for s in res.seats) == pytest.approx(0, abs=1e-12)
+    assert sum(s.mean for s in res.seats) == pytest.approx(0, abs=FLOAT64)
 
 
 def test_same_seed_same_match_other_seed_other_match():
@@ -83,8 +85,8 @@ def test_same_seed_same_match_other_seed_other_match():
 
 def test_heads_up_banker_result_is_minus_the_punters():
     r = play_match("smart:6", "bold:5.5", hands=2000, seed=4)
-    assert r.seats[0].mean == pytest.approx(-r.seats[1].mean, abs=1e-12)
-    assert r.seats[0].sd == pytest.approx(r.seats[1].sd, abs=1e-12)
+    assert r.seats[0].mean == pytest.approx(-r.seats[1].mean, abs=FLOAT64)
+    assert r.seats[0].sd == pytest.approx(r.seats[1].sd, abs=FLOAT64)
     assert r.punter == r.seats[1]
 
 

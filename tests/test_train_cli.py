@@ -18,6 +18,8 @@ import yaml
 from agents.tournament import play_match
 from training.config import DEFAULT_CONFIG, TrainConfig, load_config
 
+from .tolerance import FLOAT64
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TINY = {
@@ -111,6 +113,20 @@ def test_bad_config_names_the_key_and_what_is_allowed(override, key, allowed):
     msg = str(err.value)
     assert f"  {key}: " in msg, msg
     assert allowed in msg, msg
+
+
+def test_overrides_that_clash_with_the_file_are_blamed_and_the_fix_named():
+    """The README's first smoke run set vine.iterations=2 under default.yaml's snapshot_every 8:
+    the message blames the overrides (the file alone is valid) and says what would fix them."""
+    with pytest.raises(ValueError) as err:
+        load_config(None, ["generations=1", "vine.iterations=2"])
+    msg = str(err.value)
+    assert "the overrides --set generations=1 vine.iterations=2 do not fit" in msg, msg
+    assert "valid without them" in msg and "set vine.snapshot_every=0" in msg, msg
+    assert load_config(None, ["generations=1", "vine.iterations=2", "vine.snapshot_every=0"]).vine.iterations == 2
+    with pytest.raises(ValueError) as err:  # a bad value alone is not a clash: the usual message
+        load_config(None, ["generations=0"])
+    assert "do not fit" not in str(err.value) and "  generations: " in str(err.value)
 
 
 def test_bad_key_in_a_yaml_file(tmp_path):
@@ -269,7 +285,7 @@ def test_smoke_run_report(smoke):
     # the baseline pairing is the same match as play_match with the evaluation seed
     base = next(m for m in matches if m["banker"] == "banker:6" and m["punters"] == ["threshold:5.5"])
     r = play_match("banker:6", "threshold:5.5", hands=500, seed=TINY["evaluation"].get("seed", 2026))
-    assert base["punter"]["mean"] == pytest.approx(r.punter.mean, abs=1e-12)
+    assert base["punter"]["mean"] == pytest.approx(r.punter.mean, abs=FLOAT64)
     rows = list(csv.DictReader((a / "results.csv").open()))
     assert len(rows) == 8  # 4 pairings x 2 seats
     md = smoke["first"]["report"]
@@ -474,8 +490,8 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     table1 = raw_env(2, rules)
     p1, b1 = (make_agent(f"ppo:{run / 'gen_001' / r}.zip", table1) for r in ("punter", "banker"))
     nc1 = state["nash_conv"][0]
-    assert abs(solve.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < 1e-9
-    assert abs(-solve.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < 1e-9
+    assert abs(solve.expected_value(br.punter, b1, rules) - nc1["punter_br"]) < FLOAT64
+    assert abs(-solve.expected_value(p1, br.banker, rules) - nc1["banker_br"]) < FLOAT64
     # where the snapshot punter never stands the exploiter banker plays as the snapshot banker
     ev = solve.evaluator(rules)
     W, _ = ev.punter_forward(*ev.punter_table(p1))
@@ -485,7 +501,7 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     # the final mixture: saved, its weights over every snapshot, its NashConv the exact one
     fin = state["final"]
     assert set(fin["weights"]["punter"]) == {"gen_001/punter.zip", "gen_002/punter.zip"}
-    assert abs(sum(fin["weights"]["banker"].values()) - 1) < 1e-9
+    assert abs(sum(fin["weights"]["banker"].values()) - 1) < FLOAT64
     sol = load_tables(run / "final.npz")
     assert sol.source == "mixture"
     nc = solve.nash_conv(sol.punter, sol.banker, rules)
@@ -588,7 +604,7 @@ def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
     for seat in ("banker", "punter"):
         x = rows["final pair", seat]
         assert x["num_players"] == 4 and x["exact"] is None and x["hands"] == 400
-        assert x["gain"]["mean"] == pytest.approx(x["learned"]["mean"] - x["frozen"]["mean"], abs=1e-9)
+        assert x["gain"]["mean"] == pytest.approx(x["learned"]["mean"] - x["frozen"]["mean"], abs=FLOAT64)
         assert "no model file" in rows["gone", seat]["error"]
     md = (run / "report.md").read_text()
     assert "Approximate exploitability (learned best responses)" in md and "not measured" in md

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import yaml
 
+from .tolerance import FLOAT32, FLOAT64, PROBS
+
 ROOT = Path(__file__).resolve().parent.parent
 # two stakes, no swap, no splits: the exact evaluator takes seconds
 RULES = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_splits": 0}
@@ -64,7 +66,7 @@ def test_the_rollout_probabilities_are_the_networks(pair):
     with th.no_grad():
         dist = p.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks)
         ref = dist.distribution.probs.numpy()
-    np.testing.assert_allclose(batch.probs, ref, atol=1e-5)
+    np.testing.assert_allclose(batch.probs, ref, atol=PROBS)
     assert np.all(batch.probs[batch.masks == 0] == 0)
     assert np.all(batch.q[batch.masks == 0] == 0)
 
@@ -85,11 +87,11 @@ def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monke
     calls = []
     real = net.probs
     monkeypatch.setattr(net, "probs", lambda x, m: calls.append(len(x)) or real(x, m))
-    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=1e-6)
+    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=PROBS)
     assert calls == [len(np.unique(obs, axis=0))]  # the distinct rows only
     s._key_obs[:], s._key_mask[:] = 0.0, 0.0  # one key for all: the check fails
     calls.clear()
-    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=1e-6)
+    np.testing.assert_allclose(s._probs(net, obs, masks), ref, atol=PROBS)
     assert calls == [len(obs)]
 
 
@@ -162,7 +164,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
     for j in np.random.default_rng(0).choice(len(merged), 20, replace=False):
         same = [i for i, k in enumerate(key) if k == merged.obs[j].tobytes() + merged.masks[j].tobytes()]
         assert merged.weight[j] == len(same)
-        np.testing.assert_allclose(merged.q[j], batch.q[same].mean(0), atol=1e-5)
+        np.testing.assert_allclose(merged.q[j], batch.q[same].mean(0), atol=PROBS)
         np.testing.assert_allclose(merged.probs[j], batch.probs[same[0]])
     stats = []
     for b in (batch, merged):
@@ -311,7 +313,7 @@ def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
     [
         ({"num_players": 3}, "heads-up"),
         ({"rules": "italian"}, "batched engine"),
-        ({"vine": {"iterations": 4, "snapshot_every": 4}}, "less than vine.iterations"),
+        ({"vine": {"iterations": 4, "snapshot_every": 4}}, "snapshot_every below iterations"),
         ({"vine": {"iterations": 4, "snapshot_every": 2}, "evaluation": {"select": "last"}}, "select: mixture"),
     ],
 )
@@ -387,13 +389,13 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     assert st["learn_steps"]["punter"] > 2 * 2 * 300 and st["learn_steps"]["banker"] > 0
     table = raw_env(2, RULES)
     g2 = [make_agent(f"ppo:{a / 'gen_002' / f'{r}.zip'}", table) for r in ("punter", "banker")]
-    assert solve.nash_conv(*g2, RULES).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=1e-6)
+    assert solve.nash_conv(*g2, RULES).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=FLOAT32)
     # the snapshots within the generations: measured, and members of the final mixture's population
     assert [(x["generation"], x["iteration"]) for x in st["iterates"]] == [(1, 1), (2, 1)]
     it2 = st["iterates"][1]
     assert it2["punter"] == "gen_002/punter_it001.zip" and it2["banker"] == "gen_002/banker_it001.zip"
     pair = [make_agent(f"ppo:{a / it2[r]}", table) for r in ("punter", "banker")]
-    assert solve.nash_conv(*pair, RULES).nash_conv == pytest.approx(it2["nash_conv"], abs=1e-6)
+    assert solve.nash_conv(*pair, RULES).nash_conv == pytest.approx(it2["nash_conv"], abs=FLOAT32)
     assert st["final"] is not None and set(st["final"]["weights"]["punter"]) == {
         "gen_001/punter_it001.zip", "gen_001/punter.zip", "gen_002/punter_it001.zip", "gen_002/punter.zip"}  # fmt: skip
     resumed = json.loads((b / "state.json").read_text())  # the population rebuilt on resume: the same mixture
@@ -426,10 +428,10 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
                 for x in r.stdout.splitlines() if "short of" in x]  # fmt: skip
 
     short = shortfalls("banker", "--iterations", "2", "--every", "1", "--hands", "300")
-    assert len(short) == 3 and min(short) >= -1e-9
+    assert len(short) == 3 and min(short) >= -FLOAT64
     # --table: the punter as a table of closed-form steps, never past its best response either
     short = shortfalls("punter", "--iterations", "1", "--every", "1", "--hands", "300", "--table")
-    assert len(short) == 2 and min(short) >= -1e-9 and short[1] != short[0]
+    assert len(short) == 2 and min(short) >= -FLOAT64 and short[1] != short[0]
     for gen in ("gen_001", "gen_002"):
         for role in ("punter", "banker"):
             pa, pb = (load_policy(str(x / gen / f"{role}.zip")) for x in (a, b))

@@ -428,8 +428,9 @@ class TrainConfig(_Strict):
                 raise ValueError("vine.snapshot_every is the vine learner's (learner: vine)")
             if v.snapshot_every >= v.iterations:
                 raise ValueError(
-                    f"vine.snapshot_every {v.snapshot_every}: less than vine.iterations ({v.iterations}), whose last "
-                    "iteration is the generation's own snapshot"
+                    f"vine.snapshot_every is {v.snapshot_every} and vine.iterations {v.iterations}: snapshots within a "
+                    f"generation need snapshot_every below iterations (the last iteration is the generation's own "
+                    f"snapshot); set vine.snapshot_every=0 (none) or a value below {v.iterations}"
                 )
             if self.evaluation.select != "mixture":
                 raise ValueError("vine.snapshot_every needs evaluation.select: mixture (the snapshots it adds join it)")
@@ -509,10 +510,24 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
         _set(data, key, parse_rule_value(key[6:], raw) if key.startswith("rules.") else yaml_value(raw))
     try:
         return model(**data)
-    except ValidationError as e:
-        raise ValueError(f"invalid {what} {str(path)!r}:\n{_format_errors(e)}") from None
-    except ValueError as e:
-        raise ValueError(f"invalid {what} {str(path)!r}: {e}") from None
+    except (ValidationError, ValueError) as e:
+        detail = f"\n{_format_errors(e)}" if isinstance(e, ValidationError) else f" {e}"
+        if given and _valid(model, read_config_mapping(path)):
+            # the file alone is valid: the overrides are what clash (with it, or with each other)
+            sets = " ".join(given[k] for k in given)
+            raise ValueError(
+                f"invalid {what}: the overrides --set {sets} do not fit {str(path)!r} (valid without them):"
+                f"{detail}\nchange the overrides, or add one for the setting they clash with"
+            ) from None
+        raise ValueError(f"invalid {what} {str(path)!r}:{detail}") from None
+
+
+def _valid(model: type[BaseModel], data: dict[str, Any]) -> bool:
+    try:
+        model(**data)
+    except (ValidationError, ValueError):
+        return False
+    return True
 
 
 def read_config_mapping(path: Path, _chain: tuple[Path, ...] = ()) -> dict[str, Any]:

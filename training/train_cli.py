@@ -572,6 +572,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run-dir", help="run folder (default: runs/<name>-s<seed>)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run from its last checkpoint")
     ap.add_argument("--no-eval", action="store_true", help="skip the final evaluation report")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="check the config, the overrides and the run folder, print what the run would be, and exit "
+        "(nothing is written)",
+    )
     args = ap.parse_args(argv)
     lock = contextlib.ExitStack()
     try:
@@ -584,12 +590,14 @@ def main(argv: list[str] | None = None) -> int:
             cfg = load_config(run_dir / "config.yaml", args.set)
             if (run_dir / "state.json").exists():  # before any work: a state the run can go on from
                 RunState.load(run_dir).check_snapshots(run_dir)
-            lock.enter_context(lock_run_dir(run_dir))  # held through the report
+            if not args.check:
+                lock.enter_context(lock_run_dir(run_dir))  # held through the report
         else:
             cfg = load_config(args.config, args.set)
             run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-s{cfg.seed}"
             check_output_folder(run_dir, "--run-dir")
-            lock.enter_context(lock_run_dir(run_dir))  # held through the report
+            if not args.check:
+                lock.enter_context(lock_run_dir(run_dir))  # held through the report
             if (run_dir / "state.json").exists():
                 raise ValueError(
                     f"run folder {run_dir} already holds a run: use --resume {run_dir} or another --run-dir"
@@ -598,6 +606,12 @@ def main(argv: list[str] | None = None) -> int:
         lock.close()
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.check:
+        print(
+            f"ok: {cfg.name}, learner {cfg.learner}, {cfg.generations} generation(s), {cfg.num_players} players, "
+            f"rules {cfg.rules}, seed {cfg.seed}; run folder {run_dir}" + (" (resumed)" if args.resume else "")
+        )
+        return 0
     with lock:
         return _main(args, cfg, run_dir)
 
