@@ -190,7 +190,7 @@ def make_agent(spec: Any, env, seed: int | None = None):
         from .pretrained import PretrainedPair
 
         try:
-            return PretrainedPair.load(a.path).agent(env, seed)
+            return PretrainedPair.shared(a.path).agent(env, seed)
         except ValueError as err:
             raise ValueError(
                 f"{spec}: the pretrained agents play heads-up spanish (with or without splits), not this table "
