@@ -15,6 +15,7 @@ import contextlib
 import mmap
 import multiprocessing
 import os
+import pickle
 import re
 from typing import Any
 
@@ -372,6 +373,11 @@ def read_model_zip(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, A
     except Exception as e:  # noqa: BLE001  (torch's weights-only unpickler refuses with its own errors)
         if isinstance(e, MemoryError):
             raise
+        if isinstance(e, pickle.UnpicklingError):
+            raise ValueError(
+                "its policy.pth holds more than tensors (pickled objects, which could run code): refused, "
+                "only weights are read from a model file"
+            ) from None
         raise ValueError(cut(f"{type(e).__name__}: {str(e).strip()[:200]}")) from None
     if not isinstance(data, dict) or not isinstance(state, dict):
         raise ValueError("data or policy.pth is not a mapping")

@@ -633,6 +633,10 @@ def models_in(folder: str | Path) -> dict[str, str]:
         if f.suffix in (".zip", ".npz") and f.is_file():
             spec = f"{'ppo' if f.suffix == '.zip' else 'table'}:{f}"
             check_spec(spec)
+            if f.suffix == ".zip":
+                from agents.learned import load_policy
+
+                load_policy(str(f))  # weights only: a file that is not a model is refused now
             out[f"model:{f.stem}"] = spec
     if not out:
         raise ValueError(f"--models {folder}: no .zip or .npz model in it")
