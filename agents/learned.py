@@ -1,7 +1,7 @@
 """Learned policies: a MaskablePPO model saved by ``train.py``, played as a table agent.
 
-The network is run with numpy, not torch: a saved model is loaded once (torch is needed
-for that), its actor's weights are copied into an ``MLPPolicy``, and every decision is
+The network is run with numpy, not torch: a saved model is loaded once (torch reads its
+``policy.pth`` with ``weights_only=True``; nothing in the zip is unpickled: ``read_model_zip``), its actor's weights are copied into an ``MLPPolicy``, and every decision is
 then a few small matrix products, far cheaper than a torch call on one observation (the
 figures: docs/results.md). The layers run in float32, as torch runs them (6x faster than
 float64 on the exact evaluator's tens of millions of banker rows); the softmax in float64.
