@@ -1,7 +1,7 @@
 """Learned policies: a MaskablePPO model saved by ``train.py``, played as a table agent.
 
-The network is run with numpy, not torch: a saved model is loaded once (torch is needed
-for that), its actor's weights are copied into an ``MLPPolicy``, and every decision is
+The network is run with numpy, not torch: a saved model is loaded once (torch reads its
+``policy.pth`` with ``weights_only=True``; nothing in the zip is unpickled: ``read_model_zip``), its actor's weights are copied into an ``MLPPolicy``, and every decision is
 then a few small matrix products, far cheaper than a torch call on one observation (the
 figures: docs/results.md). The layers run in float32, as torch runs them (6x faster than
 float64 on the exact evaluator's tens of millions of banker rows); the softmax in float64.
@@ -15,6 +15,8 @@ import contextlib
 import mmap
 import multiprocessing
 import os
+import pickle
+import re
 from typing import Any
 
 import numpy as np
@@ -342,8 +344,80 @@ def greedy_probs(probs: np.ndarray) -> np.ndarray:
     return out
 
 
+def read_model_zip(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The policy's state dict and the readable part of the ``data`` entry of an SB3 model
+    ``.zip``, **without unpickling anything**.
+
+    SB3's own ``load`` unpickles (cloudpickle) the ``data`` entries it cannot store as JSON
+    before anything else: a model zip opened that way is code. Here ``policy.pth`` is read
+    with torch's ``load(weights_only=True)`` (tensors only) and ``data`` with ``json``; the
+    cloudpickled values stay base64 strings (``":serialized:"``), of which only the plain
+    attributes SB3 writes beside them are read (``policy_kwargs``' ``activation_fn`` as
+    text, ``num_timesteps``, ...). A ``ValueError`` says what is wrong with the file."""
+    import io
+    import json
+    import zipfile
+
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            missing = [f for f in ("data", "policy.pth") if f not in names]
+            if missing:
+                raise ValueError(f"no {' or '.join(missing)} in the archive")
+            data = json.loads(z.read("data").decode("utf-8"))
+            state = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
+    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, RuntimeError) as e:
+        raise ValueError(cut(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)) from None
+    except Exception as e:  # noqa: BLE001  (torch's weights-only unpickler refuses with its own errors)
+        if isinstance(e, MemoryError):
+            raise
+        if isinstance(e, pickle.UnpicklingError):
+            raise ValueError(
+                "its policy.pth holds more than tensors (pickled objects, which could run code): refused, "
+                "only weights are read from a model file"
+            ) from None
+        raise ValueError(cut(f"{type(e).__name__}: {str(e).strip()[:200]}")) from None
+    if not isinstance(data, dict) or not isinstance(state, dict):
+        raise ValueError("data or policy.pth is not a mapping")
+    return state, data
+
+
+def _activation(data: dict[str, Any]) -> str:
+    """The policy's activation, from the readable part of ``policy_kwargs`` (SB3 writes
+    ``str(activation_fn)`` beside the pickle); SB3's default (``Tanh``) when not given."""
+    kw = data.get("policy_kwargs")
+    act = kw.get("activation_fn") if isinstance(kw, dict) else None
+    if act is None:
+        return "Tanh"
+    m = re.fullmatch(r"<class '[\w.]*\.(\w+)'>", str(act))
+    if m is None:
+        raise ValueError(f"unreadable activation {cut(str(act))!r}")
+    return m.group(1)
+
+
+def policy_from_state(state: dict[str, Any], activation: str = "Tanh") -> MLPPolicy:
+    """An ``MLPPolicy`` from a (Maskable)PPO ``MlpPolicy``'s state dict: the actor's linear
+    layers (``mlp_extractor.policy_net.<i>``, in order) and the action head."""
+    prefix = "mlp_extractor.policy_net."
+    idx = sorted(int(k[len(prefix) :].split(".")[0]) for k in state if k.startswith(prefix) and k.endswith(".weight"))
+    keys = [f"{prefix}{i}" for i in idx] + ["action_net"]
+    try:
+        layers = [
+            (state[f"{k}.weight"].detach().cpu().numpy(), state[f"{k}.bias"].detach().cpu().numpy()) for k in keys
+        ]
+    except (KeyError, AttributeError) as e:
+        raise ValueError(f"no {e} tensor: not an MLP policy") from None
+    for (w, b), (w2, _) in zip(layers, layers[1:], strict=False):
+        if w.ndim != 2 or b.shape != (w.shape[0],) or w2.shape[1] != w.shape[0]:
+            raise ValueError("the actor's layer shapes do not chain")
+    return MLPPolicy(layers, activation)
+
+
 def load_policy(path: str) -> MLPPolicy:
-    """The actor of a MaskablePPO ``.zip`` as an ``MLPPolicy`` (cached per file version)."""
+    """The actor of a MaskablePPO ``.zip`` as an ``MLPPolicy`` (cached per file version),
+    read without unpickling (``read_model_zip``): a ``ppo:`` file is data, not code."""
     what = f"{path} is not a model saved by train.py (a MaskablePPO .zip with an MLP policy)"
     try:
         key = (os.path.abspath(path), os.path.getmtime(path))
@@ -351,21 +425,11 @@ def load_policy(path: str) -> MLPPolicy:
         raise ValueError(f"cannot read model {path}: {e.strerror}") from None
     pol = _LOADED.get(key)
     if pol is None:
-        import zipfile
-
-        from sb3_contrib import MaskablePPO
-
         try:
-            with zipfile.ZipFile(path) as z:
-                missing = [f for f in ("data", "policy.pth") if f not in z.namelist()]
-            if missing:
-                raise ValueError(f"no {' or '.join(missing)} in the archive")
-            pol = MLPPolicy.from_model(MaskablePPO.load(path, device="cpu"))
-        except Exception as e:  # noqa: BLE001  (a broken file fails anywhere in SB3 or torch: AssertionError, KeyError, ...)
-            if isinstance(e, MemoryError):
-                raise
-            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise ValueError(f"{what}: {cut(reason)}") from None
+            state, data = read_model_zip(path)
+            pol = policy_from_state(state, _activation(data))
+        except ValueError as e:
+            raise ValueError(f"{what}: {cut(str(e))}") from None
         _LOADED[key] = pol
     return pol
 

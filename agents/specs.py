@@ -11,7 +11,7 @@ views' ``opponents``):
 | ``smart:B`` | banker: hits below B, or while it would lose as it stands to a hand it can still beat (``SmartBanker``) |
 | ``bold:T`` | punter: swaps every 4, top stake on a 7 or a figure, then ``threshold:T`` |
 | ``quattro:T`` | quattro e mezzo (points game), either seat: stands on 4½ (the best hand) and on T or more |
-| ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action) |
+| ``ppo:PATH`` | a MaskablePPO model saved by ``train.py`` (``.zip``), greedy (its most probable legal action); read as weights only, its pickles never run (``agents.learned.read_model_zip``) |
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 | ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
@@ -190,7 +190,7 @@ def make_agent(spec: Any, env, seed: int | None = None):
         from .pretrained import PretrainedPair
 
         try:
-            return PretrainedPair.load(a.path).agent(env, seed)
+            return PretrainedPair.shared(a.path).agent(env, seed)
         except ValueError as err:
             raise ValueError(
                 f"{spec}: the pretrained agents play heads-up spanish (with or without splits), not this table "

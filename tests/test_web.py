@@ -4,6 +4,7 @@ whole hand with a stacked deck, its payout checked against the engine's."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -52,12 +53,13 @@ def test_a_stacked_hand_through_the_api_pays_what_the_engine_pays(client):
     assert me["hands"][0]["cards"][0] == {"id": "5o", "label": "5o", "name": "5 de oros", "face_down": True}
     banker = next(s for s in r.json["view"]["seats"] if s["role"] == "banker")
     assert banker["hands"][0]["cards"][0]["id"] is None and banker["name"] == "banker:6"  # a back
-    for move in MOVES:
-        r = client.post("/api/act", json={"table": table, "action": move})
+    for i, move in enumerate(MOVES):
+        assert r.json["move"] == i
+        r = client.post("/api/act", json={"table": table, "action": move, "move": i})
         assert r.status_code == 200, r.json
     assert r.json["over"] and r.json["result"]["won"] == engine_payout() == -2
     assert r.json["score"] == -2 and any("stands" in line for line in r.json["log"])
-    r = client.post("/api/next", json={"table": table})
+    r = client.post("/api/next", json={"table": table, "move": 3})
     assert r.status_code == 200 and r.json["episode"] == 2 and not r.json["over"]
 
 
@@ -77,9 +79,23 @@ def test_the_page_never_shows_another_seats_face_down_card():
     [
         ({"players": 13}, "players must be 2..12"),
         ({"players": "two"}, "players must be a whole number"),
+        ({"players": 2.9}, "players must be a whole number"),
+        ({"seat": True}, "seat must be a whole number"),
         ({"seat": 5}, "seat must be 0..1"),
         ({"opponents": "genius:9"}, "unknown agent spec"),
         ({"rules": "poker"}, "poker"),
+        ({"rules": 0}, "rules must be a preset"),
+        ({"rules": "/etc/passwd"}, "rules must be a preset"),
+        ({"rules": {"preset": "spanish", "bogus": 1}}, "unknown rule option"),
+        ({"opponents": "quattro:5"}, "does not play a stakes game"),
+        ({"rules": "quattro_e_mezzo", "opponents": "smart:6"}, "does not play quattro e mezzo"),
+        ({"opponents": "ppo:/nonexistent.zip"}, "a request names no file"),
+        ({"opponents": "table:/etc/passwd"}, "a request names no file"),
+        ({"opponents": "rllib:/tmp"}, "a request names no file"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"seed": -1}, "seed must be 0..9223372036854775807"),
+        ({"opponents": "x" * 10_000}, "opponents: each is an agent spec string"),
+        ({"rules": "y" * 10_000}, "rules must be a preset"),
         ({"deck": "5o 5o", "opponents": "smart:6"}, "listed twice"),
         ({"players": 4, "opponents": "pretrained:punter"}, "pretrained agents play heads-up spanish"),
         ({"players": 4, "opponents": "pretrained:punter smart:6"}, "pretrained agents play heads-up spanish"),
@@ -87,21 +103,173 @@ def test_the_page_never_shows_another_seats_face_down_card():
 )
 def test_bad_table_settings_are_refused_with_what_is_allowed(client, body, message):
     r = client.post("/api/new", json=body)
-    assert r.status_code == 400 and message in r.json["error"]
+    assert r.status_code == 400 and message in r.json["error"], r.json
+    assert len(r.data) < 1200  # a value is quoted cut short, never echoed whole
 
 
 def test_bad_moves_and_unknown_tables(client):
     table = client.post("/api/new", json=SETTINGS).json["table"]
-    r = client.post("/api/act", json={"table": table, "action": "STAND"})
+    r = client.post("/api/act", json={"table": table, "action": "STAND", "move": 0})
     assert r.status_code == 400 and "not one of your legal actions now: BET_1" in r.json["error"]
-    r = client.post("/api/act", json={"table": "nope", "action": "BET_1"})
+    r = client.post("/api/act", json={"table": "nope", "action": "BET_1", "move": 0})
     assert r.status_code == 400 and "no such table" in r.json["error"]
-    r = client.post("/api/next", json={"table": table})
+    r = client.post("/api/next", json={"table": table, "move": 0})
     assert r.status_code == 400 and "still being played" in r.json["error"]
     assert client.get("/cards/spanish/7o.png").data.startswith(b"\x89PNG")
     assert client.get("/cards/spanish/back.png").status_code == 200
     assert client.get("/cards/tarot/7o.png").status_code == 404
     assert client.get("/cards/spanish/13o.png").status_code == 404
+
+
+# Every class of bad request the security review listed (issue 45): (path, body bytes,
+# content type, status, a piece of the message, the field it names).
+BAD_REQUESTS = [
+    ("/api/new", b"{bad json", "application/json", 400, "not valid JSON", None),
+    ("/api/new", b"[1, 2]", "application/json", 400, "a JSON object, got list", None),
+    ("/api/new", b'"spanish"', "application/json", 400, "a JSON object, got str", None),
+    ("/api/new", b"3", "application/json", 400, "a JSON object, got int", None),
+    ("/api/new", b'{"players": 1e400}', "application/json", 400, "players must be a whole number", "players"),
+    ("/api/new", b'{"players": NaN}', "application/json", 400, "not valid JSON", None),
+    ("/api/new", b'{"players": 2.9}', "application/json", 400, "players must be a whole number", "players"),
+    ("/api/new", b'{"seat": true}', "application/json", 400, "seat must be a whole number", "seat"),
+    ("/api/new", b'{"rules": 0}', "application/json", 400, "rules must be a preset", "rules"),
+    ("/api/new", b'{"opponents": "quattro:5"}', "application/json", 400, "does not play a stakes game", "opponents"),
+    ("/api/new", b'{"tabel": 1}', "application/json", 400, "unknown field 'tabel'", "tabel"),
+    ("/api/new", b'{"players": 2}', "text/plain", 400, "Content-Type: application/json", None),
+    ("/api/new", b"players=2", "application/x-www-form-urlencoded", 400, "Content-Type: application/json", None),
+    ("/api/new", b'{"opponents": "' + b"x" * 1_000_000 + b'"}', "application/json", 413, "over 16 KB", None),
+    ("/api/act", b'{"table": "nope", "action": "BET_1"}', "application/json", 400, "no such table", "table"),
+    (
+        "/api/act",
+        b'{"table": 5, "action": "BET_1", "move": 0}',
+        "application/json",
+        400,
+        "table must be the id",
+        "table",
+    ),
+    (
+        "/api/act",
+        b'{"table": "t", "action": "BET_1", "move": 0, "x": 1}',
+        "application/json",
+        400,
+        "unknown field",
+        "x",
+    ),
+    ("/api/next", b"{}", "application/json", 400, "table must be the id", "table"),
+]
+
+
+@pytest.mark.parametrize(("path", "data", "ctype", "status", "message", "field"), BAD_REQUESTS)
+def test_every_bad_request_is_refused_with_a_short_json_message(client, path, data, ctype, status, message, field):
+    r = client.post(path, data=data, content_type=ctype)
+    assert r.status_code == status and message in r.json["error"], r.json
+    assert r.json["field"] == field and len(r.data) < 1200
+
+
+def test_a_move_is_played_once_replays_and_stale_moves_are_refused(client):
+    table = client.post("/api/new", json=SETTINGS).json["table"]
+    assert client.post("/api/act", json={"table": table, "action": "BET_2", "move": 0}).status_code == 200
+    r = client.post("/api/act", json={"table": table, "action": "BET_2", "move": 0})  # the same request again
+    assert r.status_code == 400 and r.json["field"] == "move" and "current move 1" in r.json["error"]
+    r = client.post("/api/act", json={"table": table, "action": "HIT_UP", "move": True})
+    assert r.status_code == 400 and r.json["field"] == "move"
+    r = client.post("/api/act", json={"table": table, "action": "HIT_UP"})
+    assert r.status_code == 400 and r.json["field"] == "move"
+    assert client.post("/api/act", json={"table": table, "action": "HIT_UP", "move": 1}).json["move"] == 2
+
+
+def test_only_the_tables_own_page_can_drive_it(client):
+    """Cross-origin requests (another site's page, a rebound DNS name, a frame) cannot create,
+    drive or see a table; every answer carries the headers that keep it out of frames."""
+    r = client.post("/api/new", json=SETTINGS)
+    table = r.json["table"]
+    for h in (r.headers, client.get("/").headers):
+        assert h["X-Frame-Options"] == "DENY" and h["X-Content-Type-Options"] == "nosniff"
+        assert "frame-ancestors 'none'" in h["Content-Security-Policy"]
+        assert "default-src 'self'" in h["Content-Security-Policy"]
+    assert "HttpOnly" in r.headers["Set-Cookie"] and "SameSite=Strict" in r.headers["Set-Cookie"]
+    evil = [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": "http://localhost:9999"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ]
+    for headers in evil:
+        for path, body in [
+            ("/api/new", SETTINGS),
+            ("/api/act", {"table": table, "action": "BET_2", "move": 0}),
+            ("/api/next", {"table": table, "move": 0}),
+        ]:
+            r = client.post(path, json=body, headers=headers)
+            assert r.status_code == 403 and "cross-origin" in r.json["error"], (headers, path)
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "10.0.0.1:8000"):  # DNS rebinding
+        for r in (
+            client.get("/", headers={"Host": host}),
+            client.post("/api/new", json=SETTINGS, headers={"Host": host}),
+        ):
+            assert r.status_code == 403 and "is not this server's" in r.json["error"]
+    assert client.get("/api/defaults", headers={"Host": "evil.example"}).status_code == 403
+    # the same origin: allowed, and the table was not touched by any of the above
+    r = client.post("/api/act", json={"table": table, "action": "BET_2", "move": 0},
+                    headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"})  # fmt: skip
+    assert r.status_code == 200, r.json
+    # another browser (no cookie, or another one) cannot drive it
+    other = client.application.test_client()
+    r = other.post("/api/act", json={"table": table, "action": "HIT_UP", "move": 1})
+    assert r.status_code == 400 and "no such table" in r.json["error"]
+
+
+def test_no_one_else_can_evict_a_live_table():
+    """Tables are capped per browser (its own oldest goes) and overall: past the cap a new
+    table is refused with 503 while the others are live; idle ones make room."""
+    from agents.web import Server
+
+    server = Server(max_tables=4, per_browser=2, idle_seconds=3600)
+    app = create_app(server)
+    me = app.test_client()
+    mine, mine2 = (me.post("/api/new", json=SETTINGS).json["table"] for _ in range(2))
+    codes = [app.test_client().post("/api/new", json=SETTINGS).status_code for _ in range(5)]
+    assert codes == [200, 200, 503, 503, 503]  # others fill the cap, then are refused: mine stay
+    assert me.post("/api/act", json={"table": mine, "action": "BET_2", "move": 0}).status_code == 200
+    # a browser's own tables: its third replaces its first (its own, never another's)
+    third = me.post("/api/new", json=SETTINGS)
+    assert third.status_code == 200
+    assert me.post("/api/act", json={"table": mine, "action": "HIT_UP", "move": 1}).status_code == 400
+    assert me.post("/api/act", json={"table": mine2, "action": "BET_2", "move": 0}).status_code == 200
+    server.idle_seconds = 0  # every table idle now: a newcomer may close the oldest idle one
+    assert app.test_client().post("/api/new", json=SETTINGS).status_code == 200
+    assert len(app.config["TABLES"]) == 4
+
+
+def test_the_servers_seed_is_private_and_tables_deal_differently():
+    from agents.web import Server
+
+    app = create_app(Server(seed=1234, opponents=["banker:6"]))
+    c = app.test_client()
+    d = c.get("/api/defaults").json
+    assert "seed" not in d and "1234" not in str(d) and d["opponents"] == ["banker:6"]
+    first = [c.post("/api/new", json={}).json["view"] for _ in range(6)]
+    assert len({str(v) for v in first}) > 1  # not the same hand at every table
+    again = create_app(Server(seed=1234, opponents=["banker:6"])).test_client()
+    assert [again.post("/api/new", json={}).json["view"] for _ in range(6)] == first  # the server's seed: reproducible
+
+
+def test_results_are_trimmed(monkeypatch):
+    import agents.web as web
+
+    monkeypatch.setattr(web, "MAX_RESULTS", 3)
+    t = Table(players=2, seat=1, opponents=["banker:6"], seed=0)
+    for _ in range(8):
+        while not t.over:
+            t.act(t.legal()[0])
+        t.new_hand()
+    assert len(t.results) == 3 and t.episode == 9
+
+
+def test_the_pretrained_pair_is_loaded_once():
+    a, b = Table(seed=0), Table(seed=1)
+    assert a.agents[0].punter.draw_p is b.agents[0].punter.draw_p  # one copy shared by every table
 
 
 def test_bad_command_line_is_refused_before_serving(capsys):
@@ -144,13 +312,31 @@ def browser():
 
 @pytest.fixture
 def server():
-    from werkzeug.serving import make_server
-
-    srv = make_server("127.0.0.1", 0, create_app(), threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    """The app served as ``siete-table`` serves it: waitress (a short idle timeout here)."""
+    waitress = pytest.importorskip("waitress")
+    srv = waitress.create_server(create_app(), host="127.0.0.1", port=0, threads=2, channel_timeout=5)
+    thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
+    yield f"http://127.0.0.1:{srv.effective_port}"
+    srv.close()
+
+
+def test_half_sent_requests_hold_no_thread(server):
+    """Requests that never finish (a header, a body cut short) do not stop the server answering."""
+    import socket
+    import urllib.request
+
+    port = int(server.rsplit(":", 1)[1])
+    stuck = []
+    for i in range(6):  # more than the server's 2 threads
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"POST /api/new HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  + (b"Content-Length: 100\r\n\r\n{" if i % 2 else b""))  # fmt: skip
+        stuck.append(s)
+    with urllib.request.urlopen(f"{server}/api/defaults", timeout=10) as r:
+        assert r.status == 200 and json.loads(r.read())["players"] == 2
+    for s in stuck:
+        s.close()
 
 
 def test_a_full_hand_in_a_real_browser(browser, server, tmp_path):

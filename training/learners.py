@@ -9,7 +9,7 @@ import numpy as np
 
 from training.config import RoleConfig, TrainConfig
 
-__all__ = ["derive_seed", "make_model", "make_venv", "seat_venv"]
+__all__ = ["derive_seed", "load_weights", "make_model", "make_venv", "seat_venv"]
 
 
 def derive_seed(seed: int, *keys: int) -> int:
@@ -57,6 +57,24 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
         from stable_baselines3.common.logger import Logger
 
         model.set_logger(Logger(None, []))
+    return model
+
+
+def load_weights(model, path) -> Any:
+    """``model`` (a fresh ``make_model`` of the run's config) given the weights, optimizer
+    state and step counters of a snapshot ``path`` saved by ``model.save``, without
+    unpickling anything (SB3's ``load`` would unpickle the zip's ``data``: a snapshot swapped
+    in a run folder would run as code). ``set_parameters`` reads the ``.pth`` entries with
+    torch's ``weights_only=True``; the counters are plain JSON numbers of ``data``. The rest
+    of what ``load`` restores is the config's (the same run) or reset every generation."""
+    from agents.learned import read_model_zip
+
+    _, data = read_model_zip(path)  # refuses a file without data / policy.pth (weights only)
+    model.set_parameters(str(path), exact_match=True, device="cpu")
+    for key in ("num_timesteps", "_n_updates", "_episode_num"):
+        value = data.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            setattr(model, key, value)
     return model
 
 

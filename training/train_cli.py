@@ -48,7 +48,7 @@ import yaml  # noqa: E402
 
 from agents.specs import AgentSpec  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
-from training.learners import derive_seed, make_model, make_venv  # noqa: E402
+from training.learners import derive_seed, load_weights, make_model, make_venv  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
 from training.runs import (  # noqa: E402
     FINAL_TABLES,
@@ -142,7 +142,6 @@ def _learner(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     try:
         import torch
-        from sb3_contrib import MaskablePPO
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -150,14 +149,9 @@ def _learner(
         tb = str(root / "tb")
         i = ROLES.index(role)
         venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
-        if snapshot:
-            ppo = getattr(cfg, role).ppo
-            cls = MaskablePPO
-            if ppo.kl_coef > 0 or ppo.group_advantages:
-                from training.ppo import SelfPlayPPO as cls
-            model = cls.load(root / snapshot, env=venv, device="cpu", tensorboard_log=tb)
-        else:
-            model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
+        model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
+        if snapshot:  # the snapshot's weights without unpickling it (load_weights)
+            load_weights(model, root / snapshot)
     except Exception as e:  # noqa: BLE001  (reported to the main process)
         conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
         conn.close()

@@ -30,6 +30,7 @@ import numpy as np
 from agents.learned import MLPPolicy, PPOAgent
 
 FILE = Path(__file__).resolve().parent / "spanish-headsup.npz"
+_SHARED: dict[tuple[str, int], PretrainedPair] = {}
 
 
 @dataclass
@@ -71,6 +72,23 @@ class PretrainedPair:
                 )
         except (OSError, ValueError, KeyError, SyntaxError, zipfile.BadZipFile) as e:
             raise ValueError(f"{what}: {e}") from None
+
+    @classmethod
+    def shared(cls, path: str | Path = FILE) -> PretrainedPair:
+        """``load(path)`` once per file version: one copy of the arrays (read-only) shared by
+        every agent built from it (the web table's tables, a tournament's matches)."""
+        p = Path(path).resolve()
+        try:
+            key = (str(p), p.stat().st_mtime_ns)
+        except OSError as e:
+            raise ValueError(f"{path} is not a pretrained pair: {e.strerror}") from None
+        pair = _SHARED.get(key)
+        if pair is None:
+            pair = cls.load(p)
+            for a in (pair.bet, pair.draw):
+                a.flags.writeable = False
+            _SHARED[key] = pair
+        return pair
 
     def agent(self, env: Any, seed: int | None = None):
         """An agent for either seat of a heads-up table of these rules (also with splits:

@@ -66,7 +66,7 @@ def _as_probs(table: np.ndarray, A: int, shape: tuple[int, ...]) -> np.ndarray:
     if t.shape == shape and np.issubdtype(t.dtype, np.integer):
         return np.eye(A)[t]
     if t.shape == shape + (A,):
-        return t.astype(np.float64)
+        return t.astype(np.float64, copy=False)  # a shared read-only table stays shared
     raise ValueError(
         f"a policy table must have shape {shape} (actions) or {shape + (A,)} (probabilities), got {t.shape}"
     )

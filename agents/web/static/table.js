@@ -29,11 +29,23 @@ async function call(path, body) {
   }
 }
 
+// the server takes whole numbers as JSON numbers: "2" from a form or the URL is sent as 2
+// (anything else as typed, for the server to refuse with what it allows)
+const NUMBERS = ["players", "seat", "seed", "banker"];
+function typed(settings) {
+  const out = {};
+  for (const [k, v] of Object.entries(settings)) {
+    if (v === "") continue;
+    out[k] = NUMBERS.includes(k) && /^-?[0-9]{1,18}$/.test(v) ? Number(v) : v;
+  }
+  return out;
+}
+
 function settingsFromUrl() {
   const p = new URLSearchParams(location.search);
   const out = {};
   for (const k of ["rules", "players", "seat", "opponents", "seed", "banker", "deck"]) if (p.has(k)) out[k] = p.get(k);
-  return out;
+  return typed(out);
 }
 
 async function newTable(settings) {
@@ -43,13 +55,13 @@ async function newTable(settings) {
 }
 
 async function act(name) {
-  if (!table || document.body.dataset.state === "busy") return;
-  show(await call("/api/act", { table, action: name }));
+  if (!table || !state || document.body.dataset.state === "busy") return;
+  show(await call("/api/act", { table, action: name, move: state.move }));
 }
 
 async function nextHand() {
   if (!table || !state || !state.over) return;
-  show(await call("/api/next", { table }));
+  show(await call("/api/next", { table, move: state.move }));
 }
 
 function cardImg(card, deck) {
@@ -142,8 +154,6 @@ $("#help-button").addEventListener("click", () => $("#guide").showModal());
 $("#new-table").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const f = new FormData(ev.target);
-  const s = Object.fromEntries(f.entries());
-  if (!s.opponents) delete s.opponents;
-  newTable(s).catch(() => {});
+  newTable(typed(Object.fromEntries(f.entries()))).catch(() => {});
 });
 newTable(settingsFromUrl()).catch(() => {});
