@@ -974,8 +974,12 @@ class Game:
                     self.new_banker = s
                     break
         elif mode == "reale" and best_reale >= 0:
+            # 004: "Se il sette e mezzo viene pagato doppio, dà diritto di diventare mazziere":
+            # only a reale the banker paid double takes the bank (a banker's plain 7½ beats
+            # it), and against a banker's reale only a better one ("a meno che gli altri
+            # giocatori non abbiano un sette e mezzo di valore più alto").
             b = self.banker
-            if not banker_reale or SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]:
+            if B != self._limit or (banker_reale and SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]):
                 self.new_banker = best_reale // H
         if self.new_banker < 0 and self._exhausted and mode in ("reale", "when_exhausted"):
             self.new_banker = (self.banker + 1) % self.n  # the banker's right: next in turn order

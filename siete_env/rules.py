@@ -173,8 +173,8 @@ class Rules(BaseModel):
     """[§5] What the banker's reale collects from a punter with a reale too."""
     bank_passes: Literal["seven_half", "reale", "never", "when_exhausted", "winner"] = "seven_half"
     """[§6] ``seven_half``: if the banker did not make 7½, the first punter in turn order
-    with 7½ takes the bank for the next hand; ``reale``: only a reale takes it, the best by
-    suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
+    with 7½ takes the bank for the next hand; ``reale``: only a reale paid double takes it
+    (never against a banker's plain 7½, which beats it), the best by suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
     (004), and with a shoe the bank also passes to the banker's right when the shoe runs out
     (004 says both); ``when_exhausted``: only that; ``never``: the bank stays; ``winner``
     (points game): the hand's winner with a ``bank_totals`` total or by the upset (004)."""

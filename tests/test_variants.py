@@ -476,3 +476,54 @@ def test_italian_and_french_decks_render_with_their_names():
     e.reset(seed=0, options={"deck": ["12o", "7c"], "banker": 0})
     assert "[Rd]" in e.render() and "[7c]" in e.render()
     assert e.infos[P1]["hand"] == ["12o*"]  # ids do not change
+
+
+# --------------------------------------------------------------------------- audit fixes
+def test_reale_beaten_by_the_banker_does_not_take_the_bank():
+    # 004: "Se il sette e mezzo viene pagato doppio, dà diritto di diventare mazziere al primo
+    # giocatore che lo realizza; in caso contrario il mazziere tiene il banco": a reale the
+    # banker's 7½ beat was not paid double, so the bank stays.
+    rules = {"preset": ITALIAN, "hands_per_episode": 2}
+    # P1 7c + 10c (reale, stands); the banker 3b + 4e + 11e: an "illegitimate" 7½ of three
+    # cards, which "può battere tutti gli altri sette e mezzo anche se fatti con due carte".
+    e = table(["7c", "3b", "10c", "4e", "11e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0 and e.game.hand_no == 1
+    # The banker's 7½ of two cards of different suits (7o + 10e) beats the reale too.
+    e = table(["7c", "7o", "10c", "10e"], rules=rules)
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 2, P1: -2}
+    assert e.game.banker == 0
+    # A banker's reale keeps the bank against a worse reale (spade below coppe) and
+    # collects a single stake from it ("dai quali riscuote una posta semplice").
+    e = table(["7e", "7c", "10e", "11c"], rules=rules)
+    r = play(e, [(P1, "BET_3"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 3, P1: -3}
+    assert e.game.banker == 0
+    # ... and gives it up to a better one ("a meno che gli altri giocatori non abbiano un
+    # sette e mezzo di valore più alto"), still collecting a single stake.
+    e = table(["7c", "7e", "10c", "11e"], rules=rules)
+    r = play(e, [(P1, "BET_3"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 3, P1: -3}
+    assert e.game.banker == 1
+    # A banker who stands below 7½ pays the reale double, and the reale takes the bank.
+    e = table(["7c", "6o", "10c"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
+
+
+def test_seven_half_beaten_by_the_banker_does_not_take_the_bank():
+    # 000: "Si en la mano uno o varios jugadores han conseguido las siete y media, pero no la
+    # banca, el primero de ellos tiene derecho a la banca"; 001: "Si un jugador tiene siete y
+    # medio (y la banca no) cobra el doble de lo apostado y además toma la banca".
+    rules = {"hands_per_episode": 2}
+    e = table(["7c", "3b", "10c", "4e", "11e"], rules=rules)  # P1 7½, the banker 7½ of three cards
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0
+    e = table(["7c", "3b", "10c", "5e"], rules=rules)  # the banker 3 + 5 = 8: bust
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
