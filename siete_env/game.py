@@ -952,6 +952,9 @@ class Game:
             for cards in self.cards:
                 self.discards.extend(cards)
             self.seen_shoe.extend(self._public)
+            if self.pos >= len(self.deck):  # the shoe ended with the hand (``_pass_bank`` counted it)
+                self._reshuffle()
+                self._exhausted = False
             self._deal_hand(None)
         else:
             self._deal_hand(self.shuffle())
@@ -981,7 +984,10 @@ class Game:
             b = self.banker
             if B != self._limit or (banker_reale and SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]):
                 self.new_banker = best_reale // H
-        if self.new_banker < 0 and self._exhausted and mode in ("reale", "when_exhausted"):
+        # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo": the shoe
+        # ran out in this hand, or with its last card.
+        exhausted = self._exhausted or (self._shoe and self.pos >= len(self.deck))
+        if self.new_banker < 0 and exhausted and mode in ("reale", "when_exhausted"):
             self.new_banker = (self.banker + 1) % self.n  # the banker's right: next in turn order
         self._exhausted = False
 

@@ -527,3 +527,51 @@ def test_seven_half_beaten_by_the_banker_does_not_take_the_bank():
     r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
     assert r == {P0: -2, P1: 2}
     assert e.game.banker == 1
+
+
+def _shoe_game(hands, **extra):
+    """An italian two-seat Game whose shoe is the 40 cards in index order (1o 2o ... 12b),
+    reshuffled to index order again: every card it deals is known."""
+    from siete_env.game import Game
+    from siete_env.rules import resolve_rules
+
+    rules = resolve_rules({"preset": ITALIAN, "hands_per_episode": hands, **extra})
+    g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))
+    g.start(0, list(range(40)))
+    names = [a.name for a in g.actions]
+    return g, names.index("BET_1")
+
+
+def test_shoe_ending_with_the_last_card_of_a_hand_passes_the_bank():
+    # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo, dopodiché il
+    # banco passa al giocatore seduto alla sua destra": a hand that deals the shoe's last card
+    # exhausts it, and the next hand has a new banker (and a new shoe).
+    g, bet1 = _shoe_game(23)
+    bankers = []
+    while g.acting_seat >= 0:
+        bankers.append(g.banker)
+        for a in (bet1, 0, 0):  # BET_1, STAND, STAND: two cards a hand
+            g.apply(a)
+    # 20 hands use the 40 cards; each suit: 1 v 2, 3 v 4, 5 v 6 and ½ v ½ (the wild 12 alone)
+    # to the banker, 7 v ½ to the punter: seat 0 wins 3 a suit. Then seat 1 banks the new
+    # shoe: 1o v 2o, 3o v 4o, 5o v 6o, all to the banker.
+    assert bankers == [0] * 20 + [1] * 3
+    assert g.chips == [12 - 3, -12 + 3]
+
+
+def test_shoe_running_out_in_mid_hand_passes_the_bank_once():
+    # 004 (as above): the shoe runs out while the punter draws in hand 20; the discards of
+    # the earlier hands are the new shoe, and the bank passes after that hand only.
+    g, bet1 = _shoe_game(22)
+    bankers = []
+    while g.acting_seat >= 0:
+        bankers.append(g.banker)
+        g.apply(bet1)
+        if g.hand_no == 19:  # P1 11b, the banker 12b: P1 hits 1o from the new shoe, 1½ v ½
+            g.apply(1)
+        g.apply(0)
+        g.apply(0)
+    assert bankers == [0] * 20 + [1] * 2
+    # 19 hands: +3 a suit for seat 0 in three suits, +2 in bastos' four (7b v 10b to P1),
+    # then P1's 1½ beats ½ (-1); seat 1 banks: P0 2o v 3o and 4o v 5o, both to the banker.
+    assert g.chips == [9 + 2 - 1 - 2, -(9 + 2 - 1 - 2)]
