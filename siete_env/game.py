@@ -201,7 +201,7 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
-        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
+        "_split_any", "_initial_up", "_draw_down", "_all_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
         "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
         "facts", "_limit", "_min", "_points", "double", "instant",
@@ -227,6 +227,7 @@ class Game:
         self._split_any = rules.split_any_pair
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
+        self._all_down = rules.max_face_down == "all"  # every later card face-down (002)
         self._reveal75 = rules.reveal_seven_half
         facts = self.facts = RuleFacts(rules)  # the settlement facts (settle.py), half points
         self._limit = facts.limit  # over it a hand is bust; at it a hand stands
@@ -325,6 +326,7 @@ class Game:
         self.side_on = []
         if self._ace_id >= 0:
             self.ace_half = [False] * slots
+        if self._ace_id >= 0 or self._all_down:
             self.more_hidden = [[] for _ in range(slots)]
         if self.rules.triplee:
             self.triple = [False] * slots
@@ -426,7 +428,7 @@ class Game:
             self.total[k] = self._slot_total(k)
         if face_up:
             self._public.append(c)
-        elif self.hidden[k] >= 0:  # a declared ½ ace: every later card comes face-down too
+        elif self.hidden[k] >= 0:  # a declared ½ ace or max_face_down: all: several hidden cards
             self.more_hidden[k].append(c)
         else:
             self.hidden[k] = c
@@ -572,7 +574,7 @@ class Game:
                 and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
-            down_only = bool(self.ace_half) and self.ace_half[k]
+            down_only = self._all_down or (bool(self.ace_half) and self.ace_half[k])
             low = can_draw and self.total[k] < self._min  # below min_stand: it must draw
             key = (ph, can_draw, raise_from, shoot, cap, down_only, low)
         elif ph == _BETP:
@@ -715,7 +717,7 @@ class Game:
         k = s * self.H + h
         cards = self.cards[k]
         was_single = len(cards) == 1
-        if not face_up and not (self.ace_half and self.ace_half[k]):
+        if not face_up and not self._all_down and not (self.ace_half and self.ace_half[k]):
             self._reveal(s, h)
         c = self._give(s, h, face_up)
         self.first_decision = False

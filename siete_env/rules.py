@@ -130,8 +130,12 @@ class Rules(BaseModel):
     """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
     raise_on_draw: bool = True
     """[§3.4] A punter may raise its stake when it hits or stands."""
-    max_face_down: Literal[1] = 1
-    """[§3.4] At most one face-down card per hand (hits choose face-up or face-down)."""
+    max_face_down: Literal[1, "all"] = 1
+    """[§3.4] ``1``: at most one face-down card per hand, a hit chooses face-up or face-down
+    (turning the hidden card up) (000, 001, 003); ``all``: every later card is dealt
+    face-down too, so a hand may hold several hidden cards and ``HIT_DOWN`` is its only hit
+    (002 "descubiertas o cubiertas de acuerdo a como se decida la regla"; needs
+    ``draw_face_down: true``)."""
     draw_face_down: bool = True
     """[§3.4] A hit may come face-down (turning the hidden card up); ``false``: only the
     initial card is hidden, every later card comes face-up (italian, 004)."""
@@ -279,6 +283,11 @@ class Rules(BaseModel):
             clashes.append(
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
+            )
+        if self.max_face_down == "all" and not self.draw_face_down:
+            clashes.append(
+                "max_face_down: all and draw_face_down: false clash (later cards cannot come both face-down "
+                "and face-up; set draw_face_down: true)"
             )
         if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
             clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")

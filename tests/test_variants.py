@@ -575,3 +575,41 @@ def test_shoe_running_out_in_mid_hand_passes_the_bank_once():
     # 19 hands: +3 a suit for seat 0 in three suits, +2 in bastos' four (7b v 10b to P1),
     # then P1's 1½ beats ½ (-1); seat 1 banks: P0 2o v 3o and 4o v 5o, both to the banker.
     assert g.chips == [9 + 2 - 1 - 2, -(9 + 2 - 1 - 2)]
+
+
+def test_every_later_card_face_down():
+    # 002: "Las cartas siguientes que da el banquero se pueden entregar descubiertas o
+    # cubiertas de acuerdo a como se decida la regla antes de comenzar a jugar."
+    rules = {"max_face_down": "all", "hands_per_episode": 2}
+    e = table(["2o", "5c", "3e", "1b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}  # later cards only face-down
+    play(e, [(P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # 2 + 3 + 1 = 6, all three hidden
+    assert e.infos[P1]["hand"] == ["2o*", "3e*", "1b*"] and e.infos[P1]["total"] == 6.0
+    assert legal(e) == {"STAND", "HIT_DOWN", "RAISE_2", "RAISE_3", "RAISE_4", "RAISE_5"}
+    L = e.layout
+    banker = e.observe(P0)["observation"]
+    assert banker[L.hand(1, 0) + 6] == 3.0 and banker[L.hand(1, 0) + 8] == 0.0  # 3 cards, none seen
+    assert all(banker[L.card(CARD_INDEX[c], 1, 0)] == 0.0 for c in ("2o", "3e", "1b"))
+    # P1 stands on 6; the banker 5 + 2 = 7 wins one stake and keeps the bank.
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0 and e.game.hand_no == 1
+    # A hidden 7½ stands by itself, unseen (no reveal_seven_half) until the showdown, is paid
+    # double and takes the bank.
+    e = table(["7o", "5c", "10e", "1b"], rules=rules)
+    play(e, [(P1, "BET_2"), (P1, "HIT_DOWN")])
+    assert e.agent_selection == P0
+    banker = e.observe(P0)["observation"]
+    assert banker[L.card(CARD_INDEX["7o"], 1, 0)] == 0.0 and banker[L.card(CARD_INDEX["10e"], 1, 0)] == 0.0
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")])  # 5 + 1 = 6
+    assert r == {P0: -4, P1: 4}
+    assert e.game.banker == 1
+    # A bust shows every hidden card and pays at once.
+    e = table(["6o", "5c", "1e", "1b"], rules={"max_face_down": "all"})
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # 6 + 1 + 1 = 8
+    assert r == {P0: 1, P1: -1} and e.infos[P1]["hand"] == ["6o", "1e", "1b"]
+    with pytest.raises(ValueError, match="max_face_down: all and draw_face_down: false clash"):
+        raw_env(rules={"preset": ITALIAN, "max_face_down": "all"})
+    with pytest.raises(ValueError, match="max_face_down"):
+        raw_env(rules={"max_face_down": 2})
