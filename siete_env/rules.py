@@ -113,6 +113,10 @@ class Rules(BaseModel):
     wild_card: str | None = None
     """[§1] The *matta* (e.g. ``"12o"``, king of oros/denari/diamonds): alone it counts ½;
     with other cards it counts the value (½ or 1..7) giving the best total <= 7½ (004)."""
+    wild_whole_only: bool = False
+    """[§1] The wild card counts a whole 1..7, never ½, alone too (its best value, 7 alone)
+    (004: "la matta debba assumere un punteggio obbligatoriamente da 1 a 7, escludendo
+    dunque il mezzo punto"). Needs ``wild_card``."""
     reshuffle: Literal["every_hand", "when_exhausted"] = "every_hand"
     """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck;
     ``when_exhausted``: one shoe runs across the hands of an episode, the discards are
@@ -284,6 +288,8 @@ class Rules(BaseModel):
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
             )
+        if self.wild_whole_only and self.wild_card is None:
+            clashes.append("wild_whole_only: true needs a wild_card (e.g. 12o)")
         if self.max_face_down == "all" and not self.draw_face_down:
             clashes.append(
                 "max_face_down: all and draw_face_down: false clash (later cards cannot come both face-down "

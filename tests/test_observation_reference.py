@@ -92,6 +92,7 @@ OPTION_RULES = [
     {"max_face_down": "all", "hands_per_episode": 3},
     {"preset": "spanish_full", "max_face_down": "all", "split_any_pair": True, "hands_per_episode": 2},
     {"preset": "french", "max_face_down": "all", "hands_per_episode": 2},
+    {"preset": "italian", "wild_whole_only": True, "hands_per_episode": 3},
 ]
 
 

@@ -613,3 +613,30 @@ def test_every_later_card_face_down():
         raw_env(rules={"preset": ITALIAN, "max_face_down": "all"})
     with pytest.raises(ValueError, match="max_face_down"):
         raw_env(rules={"max_face_down": 2})
+
+
+def test_wild_card_whole_values_only():
+    # 004: "Sono comuni anche varianti del gioco che ... stabiliscono che la matta debba
+    # assumere un punteggio obbligatoriamente da 1 a 7, escludendo dunque il mezzo punto."
+    rules = {"preset": ITALIAN, "wild_whole_only": True, "hands_per_episode": 2}
+    # The matta alone counts 7 (its best whole value), and beats the banker's 5 + 1.
+    e = table(["12o", "5c", "1b"], rules=rules)
+    assert e.infos[P1]["total"] == 7.0
+    r = play(e, [(P1, "BET_2"), (P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 0
+    # 7 + the matta is at least 8: a bust (it would be 7½ counting the matta ½).
+    e = table(["7c", "5o", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    e = table(["7c", "5o", "12o"], rules={**rules, "wild_whole_only": False})
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -1, P1: 1}  # 7½ (plain: even money in the italian preset)
+    # The matta with a figure of its suit still makes a reale (7 + ½), paid double, taking
+    # the bank.
+    e = table(["10o", "5c", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
+    with pytest.raises(ValueError, match="wild_whole_only: true needs a wild_card"):
+        raw_env(rules={"wild_whole_only": True})
