@@ -85,7 +85,7 @@ EV_NEW_HAND: Final = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, s
 EV_DEAL: Final = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL: Final = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE: Final = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
-EV_RETURN: Final = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck): an initial card leaves (swap/burn)
+EV_RETURN: Final = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck, hand): a card leaves a hand (swap/burn)
 EV_STATUS: Final = 5  # (EV_STATUS, seat, hand, old_status, new_status)
 EV_STAKE: Final = 6  # (EV_STAKE, seat, hand, stake)
 EV_TURN: Final = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
@@ -203,7 +203,7 @@ class Game:
         "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
         "_split_any", "_initial_up", "_draw_down", "_all_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "_burn_drawn", "burnable", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
         "facts", "_limit", "_min", "_points", "double", "instant",
     )  # fmt: skip
 
@@ -248,6 +248,8 @@ class Game:
         self.announced = [False] * num_players  # canto / fusilar, this hand
         self._burn_id = names.index("BURN") if rules.burn_three_four else -1
         self.burned: list[int] = []  # cards burned this hand (out of play)
+        self._burn_drawn = rules.burn_drawn
+        self.burnable = False  # burn_drawn: the acting hand just drew a 3 or 4 face-up it may burn
         self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
         self._start_chips = rules.starting_chips
         self._ace_id = names.index("ACE_HALF") if rules.ace_half else -1
@@ -576,7 +578,8 @@ class Game:
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
             down_only = self._all_down or (bool(self.ace_half) and self.ace_half[k])
             low = can_draw and self.total[k] < self._min  # below min_stand: it must draw
-            key = (ph, can_draw, raise_from, shoot, cap, down_only, low)
+            burn = self.burnable and can_draw
+            key = (ph, can_draw, raise_from, shoot, cap, down_only, low, burn)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -608,9 +611,9 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot, cap, down_only, low = key
+            _, can_draw, raise_from, shoot, cap, down_only, low, burn = key
             draws = [HIT_DOWN] if down_only else ([HIT_UP, HIT_DOWN] if self._draw_down else [HIT_UP])
-            acts = ([] if low else [STAND]) + (draws if can_draw else [])
+            acts = ([] if low else [STAND]) + (draws if can_draw else []) + ([self._burn_id] if burn else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
@@ -655,6 +658,7 @@ class Game:
             raise IllegalActionError(self.describe_illegal(action))
         _, kind, arg = self.actions[action]
         self._legal = None
+        self.burnable = False  # a drawn 3 or 4 is burnt at once or kept
         ph = self.phase
         s, h = self.seat, self.hand
         if ph == _DRAWP:
@@ -667,13 +671,15 @@ class Game:
                 self._end_punter_hand()
             elif kind == _K_FUSILAR:
                 self._shoot(s)
+            elif kind == _K_BURN:
+                self._burn(s, h)
             else:
                 self._hit(s, h, kind == _K_HIT_UP)
         elif ph == _BETP:
             if kind == _K_SWAP:
                 self._swap_four(s)
             elif kind == _K_BURN:
-                self._burn(s)
+                self._burn(s, 0)
             elif kind == _K_ACE:
                 self._declare_ace(s)
             else:
@@ -743,6 +749,13 @@ class Game:
             self._turn(s, _SPLITP)
             return
         self._check_total(s, h)
+        self._may_burn(k, c, face_up)
+
+    def _may_burn(self, k: int, c: int, face_up: bool) -> None:
+        """``burn_drawn``: a 3 or 4 just received face-up from a hit, in a hand that plays
+        on, may be burnt (004 "o ricevono da una chiamata un 3 o un 4")."""
+        if self._burn_drawn and face_up and RANK[c] in (3, 4) and self.status[k] == _PLAYING and self.phase == _DRAWP:
+            self.burnable = True
 
     def _check_total(self, s: int, h: int) -> None:
         """After a card joins a punter hand: over 7½ it busts and pays, at 7½ it stands."""
@@ -838,17 +851,26 @@ class Game:
         self.total[k] = self._slot_total(k)
         self.events.append((EV_ACE_HALF, s))
 
-    def _burn(self, s: int) -> None:
-        """Italian: the initial 3 or 4 is shown and put out of play; the top card replaces it."""
-        k = s * self.H
+    def _burn(self, s: int, h: int) -> None:
+        """Italian: a 3 or 4 is shown and put out of play; the top card replaces it. The
+        initial card (before the bet), or with ``burn_drawn`` one just received face-up from
+        a hit (then replaced face-up, and the hand goes on as after a hit)."""
+        k = s * self.H + h
+        initial = self.phase == _BETP
         card = self.cards[k].pop()
         was_up = self.hidden[k] != card
         self.total[k] = self._slot_total(k)
-        self.hidden[k] = -1
+        if not was_up:
+            self.hidden[k] = -1
         self._public.append(card)
         self.burned.append(card)
-        self.events.append((EV_RETURN, card, s, was_up, False))
-        self._give(s, 0, self._initial_up)
+        self.events.append((EV_RETURN, card, s, was_up, False, h))
+        if initial:
+            self._give(s, 0, self._initial_up)
+            return
+        c = self._give(s, h, True)
+        self._check_total(s, h)
+        self._may_burn(k, c, True)
 
     def _swap_four(self, s: int) -> None:
         self.swaps[s] += 1
@@ -860,7 +882,7 @@ class Game:
         self.total[k] = self._slot_total(k)
         self.hidden[k] = -1
         # Shown, but back in the deck: not one of this shoe's seen discards.
-        self.events.append((EV_RETURN, four, s, was_up, True))
+        self.events.append((EV_RETURN, four, s, was_up, True, 0))
         self._give(s, 0, self._initial_up)
         self.deck.insert(swap_return_position(self.pos, len(self.deck)), four)
 

@@ -127,6 +127,11 @@ class Rules(BaseModel):
     """[§3.1] Italian: an initial 3 or 4 may be burnt (BURN): shown, put out of play for the
     hand, and replaced by the top card, again while a 3 or 4 comes (004). It covers the 4s:
     use it with ``four_swap: off``."""
+    burn_drawn: bool = False
+    """[§3.1] With ``burn_three_four``: a 3 or 4 just received face-up from a hit may be
+    burnt too (BURN, before any other decision), replaced face-up by the top card, again
+    while a 3 or 4 comes (004 "possiedono come prima carta o ricevono da una chiamata un 3
+    o un 4")."""
     ace_half: bool = False
     """[§7] Italian: an initial ace may be declared worth ½ (ACE_HALF, shown); every later
     card of that hand then comes face-down (004)."""
@@ -288,6 +293,8 @@ class Rules(BaseModel):
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
             )
+        if self.burn_drawn and not self.burn_three_four:
+            clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")
         if self.wild_whole_only and self.wild_card is None:
             clashes.append("wild_whole_only: true needs a wild_card (e.g. 12o)")
         if self.max_face_down == "all" and not self.draw_face_down:
@@ -319,7 +326,7 @@ class Rules(BaseModel):
 
     # The banking game's extras the points game has no use for, with the value it needs.
     _NOT_IN_POINTS: ClassVar[dict[str, Any]] = {
-        "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False,
+        "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False, "burn_drawn": False,
         "ace_half": False, "fusilar": False, "canto": False, "banker_must_chase": False, "triplee": False,
         "side_bets": False, "bank_auction": False, "reale_pays": None, "starting_chips": None, "max_splits": 0,
         "banker_policy_rule": "free",

@@ -93,6 +93,8 @@ OPTION_RULES = [
     {"preset": "spanish_full", "max_face_down": "all", "split_any_pair": True, "hands_per_episode": 2},
     {"preset": "french", "max_face_down": "all", "hands_per_episode": 2},
     {"preset": "italian", "wild_whole_only": True, "hands_per_episode": 3},
+    {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "hands_per_episode": 3},
+    {"burn_three_four": True, "burn_drawn": True, "four_swap": "off", "split_any_pair": True, "hands_per_episode": 2},
 ]
 
 

@@ -640,3 +640,63 @@ def test_wild_card_whole_values_only():
     assert e.game.banker == 1
     with pytest.raises(ValueError, match="wild_whole_only: true needs a wild_card"):
         raw_env(rules={"wild_whole_only": True})
+
+
+def test_burn_a_three_or_four_received_from_a_hit():
+    # 004: "se uno o più giocatori possiedono come prima carta o ricevono da una chiamata un 3
+    # o un 4 hanno la possibilità di 'bruciare' la loro carta ... ha la libertà di bruciare
+    # tali carte ogni volta che vuole."
+    rules = {"preset": ITALIAN, "burn_three_four": True, "burn_drawn": True, "hands_per_episode": 2}
+    # P1 5o, banker 6c; P1 hits 4e: 5 + 4 = 9 busts, paid at once ("Quando si sballa, la
+    # posta viene subito ritirata dal banco"): nothing left to burn.
+    e = table(["5o", "6c", "4e", "2b"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # P1 2o hits 3e (5): BURN it (shown, out of play), the top card 4b replaces it face-up,
+    # burnt again, then 1b: 2 + 1 = 3; P1 hits 4c (7) and stands; the banker 6 stands.
+    e = table(["2o", "6c", "3e", "4b", "1b", "4c", "5b"], rules=rules)
+    play(e, [(P1, "BET_2"), (P1, "HIT_UP")])
+    assert "BURN" in legal(e)
+    play(e, [(P1, "BURN")])
+    g, L = e.game, e.layout
+    assert g.cards[g.slot(1)] == [CARD_INDEX["2o"], CARD_INDEX["4b"]] and "BURN" in legal(e)
+    banker = e.observe(P0)["observation"]
+    assert banker[L.returned(CARD_INDEX["3e"])] == 1.0 and banker[L.card(CARD_INDEX["3e"], 1, 0)] == 0.0
+    assert banker[L.hand(1, 0) + 8] == 4.0 and banker[L.hand(1, 0) + 6] == 2.0  # the 4b seen, 2 cards
+    play(e, [(P1, "BURN")])
+    assert g.cards[g.slot(1)] == [CARD_INDEX["2o"], CARD_INDEX["1b"]] and "BURN" not in legal(e)
+    play(e, [(P1, "HIT_UP")])  # 4c: 7, it may burn it or play on
+    assert "BURN" in legal(e)
+    r = play(e, [(P1, "STAND"), (P0, "STAND")])  # 7 v 6
+    assert r == {P0: -2, P1: 2}
+    assert g.burned == [] and g.banker == 0  # a new hand: the burnt cards are discards now
+    # Only right after the hit: a raise first gives the burn up.
+    e = table(["2o", "6c", "3e", "4b"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "RAISE_2")])
+    assert "BURN" not in legal(e)
+    # Without burn_drawn only the initial card may be burnt.
+    e = table(["2o", "6c", "3e"], rules={**rules, "burn_drawn": False})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert "BURN" not in legal(e)
+    with pytest.raises(ValueError, match="burn_drawn: true needs burn_three_four: true"):
+        raw_env(rules={"preset": ITALIAN, "burn_drawn": True})
+
+
+def test_burn_a_drawn_card_in_a_split_hand():
+    # 004 (as above), in the second hand of a split (000 §9 "Abrirse"): the burnt card leaves
+    # that hand, and every seat's observation follows (the from-scratch reference agrees).
+    from .test_observation_reference import reference_observation
+
+    rules = {"burn_three_four": True, "burn_drawn": True, "four_swap": "off"}
+    e = table(["10o", "6c", "11e", "3b", "2b"], rules=rules)
+    script = [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")]
+    play(e, script)
+    assert legal(e) >= {"BURN"} and e.game.hand == 1
+    play(e, [(P1, "BURN")])
+    g, L = e.game, e.layout
+    assert g.cards[g.slot(1, 1)] == [CARD_INDEX["11e"], CARD_INDEX["2b"]] and g.total[g.slot(1, 1)] == 5
+    for i, a in enumerate(e.possible_agents):
+        np.testing.assert_array_equal(e.observe(a)["observation"], reference_observation(e, i))
+    assert e.observe(P0)["observation"][L.hand(1, 1) + 8] == 2.5
+    r = play(e, [(P1, "STAND"), (P0, "STAND")])  # ½ and 2½ against 6: both lose
+    assert r == {P0: 2, P1: -2}
