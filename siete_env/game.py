@@ -809,8 +809,10 @@ class Game:
         return self._start_chips is None or self.balance(s) >= self._levels[0]
 
     def _is_triplee(self, cards: list[int]) -> bool:
+        """Two 7s, or (``triplee_wild: triplee``) a 7 and the wild card (004)."""
         a, b = cards
-        return (RANK[a] == 7 or a == self.wild) and (RANK[b] == 7 or b == self.wild)
+        wild = -1 if self.facts.seven_wild_reale else self.wild  # seven_half: a 7 and the wild are 7½
+        return (RANK[a] == 7 or a == wild) and (RANK[b] == 7 or b == wild)
 
     def _announce(self, s: int) -> None:
         self.announced[s] = True
@@ -993,9 +995,12 @@ class Game:
     def _pass_bank(self, B: int, banker_reale: bool, best_reale: int) -> None:
         mode, H = self.rules.bank_passes, self.H
         if mode == "seven_half" and B != self._limit:
+            keep_triple = bool(self.triple) and not self.rules.triplee_takes_bank  # 004 "non prende il mazzo"
             for s in self.order:
                 if any(
-                    self.total[s * H + h] == self._limit and self.status[s * H + h] == _STOOD
+                    self.total[s * H + h] == self._limit
+                    and self.status[s * H + h] == _STOOD
+                    and not (keep_triple and self.triple[s * H + h])
                     for h in range(self.nhands[s])
                 ):
                     self.new_banker = s

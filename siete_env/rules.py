@@ -203,6 +203,15 @@ class Rules(BaseModel):
     makes; they never take the bank (004)."""
     triplee_pays: int = 3
     """[§7] Multiple of the stake paid to a triplèe."""
+    triplee_wild: Literal["triplee", "seven_half"] = "triplee"
+    """[§7] With ``triplee``: what a 7 and the wild card make. ``triplee``: a triplèe (the
+    wild counted 7); ``seven_half``: 7½ (the wild counted ½) scored as a reale, paid double
+    and taking the bank (004: "farla valere come mezzo punto (scelta molto più frequente),
+    farsi pagare doppio e prendere il mazzo")."""
+    triplee_takes_bank: bool = True
+    """[§7] With ``triplee`` and ``bank_passes: seven_half``: a triplèe of a 7 and the wild
+    card counts 7½ and takes the bank like any 7½ (the engine's reading); ``false``: a
+    triplèe never takes the bank (004: "paga triplo e non prende il mazzo")."""
     side_bets: bool = False
     """[§7] After the deal each punter in turn may back another punter's first hand
     (SIDE_BET_r: the seat r places after it; NO_SIDE_BET), without a say in its play; the
@@ -293,6 +302,12 @@ class Rules(BaseModel):
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
             )
+        if (self.triplee_wild != "triplee" or not self.triplee_takes_bank) and not self.triplee:
+            clashes.append("triplee_wild and triplee_takes_bank need triplee: true (they say what a triplèe does)")
+        if self.triplee_wild == "seven_half" and (self.wild_card is None or self.wild_whole_only):
+            clashes.append(
+                "triplee_wild: seven_half needs a wild_card that may count ½ (a wild_card, without wild_whole_only)"
+            )
         if self.burn_drawn and not self.burn_three_four:
             clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")
         if self.wild_whole_only and self.wild_card is None:
@@ -328,6 +343,7 @@ class Rules(BaseModel):
     _NOT_IN_POINTS: ClassVar[dict[str, Any]] = {
         "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False, "burn_drawn": False,
         "ace_half": False, "fusilar": False, "canto": False, "banker_must_chase": False, "triplee": False,
+        "triplee_wild": "triplee", "triplee_takes_bank": True,
         "side_bets": False, "bank_auction": False, "reale_pays": None, "starting_chips": None, "max_splits": 0,
         "banker_policy_rule": "free",
     }  # fmt: skip

@@ -57,7 +57,7 @@ class RuleFacts:
     __slots__ = (
         "limit", "min_stand", "points_game", "rank", "upset", "double_rank", "wild", "declare",
         "more_cards", "wild_loses", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
-        "target", "to_target", "scores", "wild_values",
+        "target", "to_target", "scores", "wild_values", "seven_wild_reale",
     )  # fmt: skip
 
     def __init__(self, rules: Rules) -> None:
@@ -75,6 +75,8 @@ class RuleFacts:
         self.double_rank = rules.double_rank if rules.double_rank is not None else 0
         self.wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1
         self.wild_values = WILD_WHOLE_VALUES if rules.wild_whole_only else WILD_VALUES
+        # triplee_wild: seven_half: a 7 and the wild card, counted 7½, are a reale (004)
+        self.seven_wild_reale = rules.triplee and rules.triplee_wild == "seven_half"
         self.declare = frozenset(half(t) for t in rules.declare)
         self.more_cards = rules.more_cards_win_ties
         self.wild_loses = frozenset(half(t) for t in rules.wild_loses_ties_at)
@@ -122,10 +124,12 @@ def best_total(cards: Sequence[int], facts: RuleFacts, adjust: int = 0) -> int:
 
 def is_reale(cards: Sequence[int], total: int, facts: RuleFacts) -> bool:
     """Sette e mezzo reale: the limit with two cards of one suit, a 7 (or the wild card) and
-    a figure."""
+    a figure; with ``triplee_wild: seven_half``, also a 7 and the wild card (of any suits)."""
     if len(cards) != 2 or total != facts.limit:
         return False
     a, b = cards
+    if facts.seven_wild_reale and ((RANK[a] == 7 and b == facts.wild) or (RANK[b] == 7 and a == facts.wild)):
+        return True
     if SUIT[a] != SUIT[b]:
         return False
     return any((RANK[x] == 7 or x == facts.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))

@@ -700,3 +700,54 @@ def test_burn_a_drawn_card_in_a_split_hand():
     assert e.observe(P0)["observation"][L.hand(1, 1) + 8] == 2.5
     r = play(e, [(P1, "STAND"), (P0, "STAND")])  # ½ and 2½ against 6: both lose
     assert r == {P0: 2, P1: -2}
+
+
+def test_seven_and_wild_counted_half_instead_of_a_triplee():
+    # 004: "chi ha 7 più la matta può decidere se far valere la matta come 7 e farsi quindi
+    # pagare triplo, oppure se farla valere come mezzo punto (scelta molto più frequente),
+    # farsi pagare doppio e prendere il mazzo".
+    rules = {"preset": ITALIAN, "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 2}
+    e = table(["7c", "5o", "12o"], rules=rules)  # 7 of coppe + the matta: 7½, a reale
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    g = e.game
+    assert not g.triple[g.slot(1)] and g.total[g.slot(1)] == 15 and g.is_reale(g.slot(1))
+    r = play(e, [(P0, "STAND")], {P0: 0, P1: 0})
+    assert r == {P0: -2, P1: 2}  # paid double
+    assert g.banker == 1  # and takes the bank
+    # The banker's 7½ of three cards beats it: no double pay, no bank.
+    e = table(["7c", "5o", "12o", "2b", "10e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # Two 7s are still a triplèe, paid triple whatever the banker makes, keeping the bank.
+    e = table(["7o", "6c", "7e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 0
+    # Spanish scoring (no reale): the 7½ is paid seven_half_pays (2) and takes the bank.
+    rules = {"wild_card": "12o", "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 2}
+    e = table(["12o", "5o", "7b"], rules=rules)  # the matta first, then a 7
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -4, P1: 4} and e.game.banker == 1
+    with pytest.raises(ValueError, match="need triplee: true"):
+        raw_env(rules={"preset": ITALIAN, "triplee_wild": "seven_half"})
+    with pytest.raises(ValueError, match="triplee_wild: seven_half needs a wild_card"):
+        raw_env(rules={"triplee": True, "triplee_wild": "seven_half"})
+
+
+def test_triplee_does_not_take_the_bank_under_the_spanish_rule():
+    # 004: "Nella zona di Novara viene giocata una variante che prevede il 'triplèe': si
+    # realizza con due 7, paga triplo e non prende il mazzo."
+    base = {"wild_card": "12o", "triplee": True, "hands_per_episode": 2}
+    # Default (the engine's reading): 7 + the matta is a triplèe that counts 7½, and under
+    # bank_passes: seven_half it takes the bank.
+    e = table(["7c", "5o", "12o"], rules=base)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 1
+    # triplee_takes_bank: false: paid triple, and the bank stays.
+    rules = {**base, "triplee_takes_bank": False}
+    e = table(["7c", "5o", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 0
+    # ... while a plain 7½ still takes it: 3 players, P1 triplèe, P2 6 + ½ + 1 = 7½.
+    e = table(["7c", "6b", "5o", "12o", "10e", "1e"], n=3, rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "HIT_UP"), (P2, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -5, P1: 3, P2: 2} and e.game.banker == 2
