@@ -201,7 +201,7 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
-        "_split_any", "_initial_up", "_draw_down", "_all_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
+        "_split_any", "_initial_up", "_draw_down", "_all_down", "_forced_face", "_split_first", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
         "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "_burn_drawn", "burnable", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
         "facts", "_limit", "_min", "_points", "double", "instant",
@@ -228,6 +228,8 @@ class Game:
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
         self._all_down = rules.max_face_down == "all"  # every later card face-down (002)
+        self._forced_face = not rules.face_down_choice  # hidden exactly when none is (003)
+        self._split_first = rules.split_first_hand_only  # splits end at the first non-split card (003)
         self._reveal75 = rules.reveal_seven_half
         facts = self.facts = RuleFacts(rules)  # the settlement facts (settle.py), half points
         self._limit = facts.limit  # over it a hand is bust; at it a hand stands
@@ -577,9 +579,13 @@ class Game:
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
             down_only = self._all_down or (bool(self.ace_half) and self.ace_half[k])
+            up_only = False
+            if self._forced_face:  # 003: a hidden card only when every card is face-up
+                up_only = self.hidden[k] >= 0
+                down_only = down_only or not up_only
             low = can_draw and self.total[k] < self._min  # below min_stand: it must draw
             burn = self.burnable and can_draw
-            key = (ph, can_draw, raise_from, shoot, cap, down_only, low, burn)
+            key = (ph, can_draw, raise_from, shoot, cap, down_only, low, burn, up_only)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -611,8 +617,11 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot, cap, down_only, low, burn = key
-            draws = [HIT_DOWN] if down_only else ([HIT_UP, HIT_DOWN] if self._draw_down else [HIT_UP])
+            _, can_draw, raise_from, shoot, cap, down_only, low, burn, up_only = key
+            if down_only:
+                draws = [HIT_DOWN]
+            else:
+                draws = [HIT_UP] if (up_only or not self._draw_down) else [HIT_UP, HIT_DOWN]
             acts = ([] if low else [STAND]) + (draws if can_draw else []) + ([self._burn_id] if burn else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
@@ -742,6 +751,7 @@ class Game:
         if (
             was_single
             and self.splits[s] < self.max_splits
+            and (h == 0 or not self._split_first)
             and VALUE2[c] == VALUE2[cards[0]]
             and (IS_FIGURE[c] or self._split_any)
             and (self._start_chips is None or self.budget(s) >= self._levels[0])

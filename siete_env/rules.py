@@ -145,6 +145,12 @@ class Rules(BaseModel):
     face-down too, so a hand may hold several hidden cards and ``HIT_DOWN`` is its only hit
     (002 "descubiertas o cubiertas de acuerdo a como se decida la regla"; needs
     ``draw_face_down: true``)."""
+    face_down_choice: bool = True
+    """[§3.4] ``true``: before each hit the punter chooses face-up or face-down (000, 001);
+    ``false``: it does not choose: the new card comes face-down when every card of the hand
+    is face-up, face-up otherwise (003: "si toutes ses cartes sont visibles, la banque lui
+    donne une carte cachée, mais si toutes ses cartes sauf une sont visibles, la banque lui
+    en donne une visible"). ``false`` needs ``draw_face_down: true`` and ``max_face_down: 1``."""
     draw_face_down: bool = True
     """[§3.4] A hit may come face-down (turning the hidden card up); ``false``: only the
     initial card is hidden, every later card comes face-up (italian, 004)."""
@@ -156,6 +162,11 @@ class Rules(BaseModel):
     """[§3.5] Splits per punter per hand; ``auto``: 2-3 players 3, 4-5 players 1, 6+ 0."""
     split_any_pair: bool = False
     """[§3.5] Allow splitting any two equal values, not only figures."""
+    split_first_hand_only: bool = False
+    """[§3.5] Splits only from the punter's first hand, while it holds its one card: the
+    first card it draws that does not split ends the splitting, and split hands never split
+    again (003: "jusqu'à ce qu'il reçoive une carte n'étant pas une figure"); ``false``: a
+    split hand may split again while splits are left (000 §9)."""
     fusilar: bool = False
     """[§3.2] A punter whose initial card is a 7 may shoot (FUSILAR): it shows the 7, and
     after its bet one card is put face-down under it that nobody sees; its turn ends. At
@@ -307,6 +318,11 @@ class Rules(BaseModel):
         if self.triplee_wild == "seven_half" and (self.wild_card is None or self.wild_whole_only):
             clashes.append(
                 "triplee_wild: seven_half needs a wild_card that may count ½ (a wild_card, without wild_whole_only)"
+            )
+        if not self.face_down_choice and (not self.draw_face_down or self.max_face_down != 1):
+            clashes.append(
+                "face_down_choice: false needs draw_face_down: true and max_face_down: 1 (it says which hit comes "
+                "face-down when a hand may hold one hidden card)"
             )
         if self.burn_drawn and not self.burn_three_four:
             clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")

@@ -156,3 +156,20 @@ def test_later_face_down_cards_never_reach_another_seat(preset, n):
             b.step(action)
             compared += a.game.pos > n
     assert compared > 0  # some steps were compared with the later card hidden
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"preset": "french", "face_down_choice": False, "split_first_hand_only": True},
+        {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "wild_whole_only": True},
+        {"preset": "italian", "triplee": True, "triplee_wild": "seven_half", "triplee_takes_bank": False},
+        {"max_face_down": "all"},
+    ],
+)
+@pytest.mark.parametrize("n", [2, 4])
+def test_no_leak_with_the_source_options(rules, n):
+    for seed in range(4):
+        for position, owner in ((0, 1), (n - 2, n - 1), (n - 1, 0)):  # first, last punter; banker
+            envs, x, y = _twin_tables(seed, n, position, rules)
+            _compare_until_shown(envs, owner, (x, y), seed)

@@ -96,6 +96,7 @@ OPTION_RULES = [
     {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "hands_per_episode": 3},
     {"burn_three_four": True, "burn_drawn": True, "four_swap": "off", "split_any_pair": True, "hands_per_episode": 2},
     {"preset": "italian", "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 3},
+    {"preset": "french", "face_down_choice": False, "split_first_hand_only": True, "hands_per_episode": 3},
 ]
 
 

@@ -751,3 +751,63 @@ def test_triplee_does_not_take_the_bank_under_the_spanish_rule():
     e = table(["7c", "6b", "5o", "12o", "10e", "1e"], n=3, rules=rules)
     r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "HIT_UP"), (P2, "HIT_UP"), (P0, "STAND")])
     assert r == {P0: -5, P1: 3, P2: 2} and e.game.banker == 2
+
+
+def test_french_hidden_card_only_when_every_card_is_face_up():
+    # 003: "peut demander des cartes à la banque, à condition qu'une seule de ses cartes reste
+    # cachée. Par conséquent, si toutes ses cartes sont visibles, la banque lui donne une carte
+    # cachée, mais si toutes ses cartes sauf une sont visibles, la banque lui en donne une
+    # visible."
+    rules = {"preset": "french", "face_down_choice": False, "hands_per_episode": 2}
+    e = table(["2o", "5c", "3e", "1b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_UP"}  # its first card is hidden: the next comes face-up
+    play(e, [(P1, "HIT_UP"), (P1, "HIT_UP")])  # 2 + 3 + 1 = 6, the 2 still hidden
+    assert e.infos[P1]["hand"] == ["2o*", "3e", "1b"]
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])  # 6 v 5 + 2 = 7
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # After a split both figures are face-up: each hand's next card comes hidden.
+    e = table(["10o", "5c", "11e", "6b", "1c", "2b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}
+    play(e, [(P1, "HIT_DOWN")])  # ½ + 6b hidden = 6½
+    assert e.infos[P1]["hand"] == ["10o", "6b*"]
+    assert legal(e) == {"STAND", "HIT_UP"}
+    play(e, [(P1, "STAND"), (P1, "BET_1")])  # the second hand: 11e
+    play(e, [(P1, "HIT_DOWN")])  # ½ + 1c hidden
+    assert legal(e) == {"STAND", "HIT_UP"}
+    play(e, [(P1, "HIT_UP")])  # + 2b = 3½
+    assert e.infos[P1]["hand"] == ["11e", "1c*", "2b"]
+    # 6½ and 3½ against the banker's 5 + 2 = 7: both lose.
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: 2, P1: -2} and e.game.banker == 0
+    with pytest.raises(ValueError, match="face_down_choice: false needs draw_face_down: true"):
+        raw_env(rules={"preset": ITALIAN, "face_down_choice": False})
+
+
+def test_french_splits_end_at_the_first_non_figure():
+    # 003: "Si un joueur reçoit comme première carte une figure ... et qu'il reçoit
+    # (consécutivement) une autre figure, deux figures, trois figures il pourra rejouer deux
+    # fois, trois fois, quatre fois... jusqu'à ce qu'il reçoive une carte n'étant pas une
+    # figure." and the example: "je reçois un 6 et je décide de m'arrêter à 6 et demi, je
+    # demande la suivante et je reçois une carte valant un demi-point, donc j'ai déjà 1 point
+    # pour la seconde mise, je demande et je reçois un 7 et j'ai dépassé la valeur de la
+    # deuxième mise, ensuite je demande une carte pour la troisième mise".
+    rules = {"preset": "french", "split_first_hand_only": True, "hands_per_episode": 2}
+    deck = ["11o", "4c", "10c", "12e", "6b", "10e", "7b", "5o", "2c"]
+    e = table(deck, rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])  # 3 bets
+    play(e, [(P1, "HIT_UP"), (P1, "STAND")])  # the first bet: 6½
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])  # the second: 10c + 10e, 1 point, no split
+    assert legal(e) == {"STAND", "HIT_UP", "HIT_DOWN"}
+    r = play(e, [(P1, "HIT_UP")])  # 7b: over 7½, bust
+    assert r == {P0: 1, P1: -1}
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "STAND")])  # the third: 12e + 5o = 5½
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")], r)  # the banker 4 + 2 = 6
+    assert r == {P0: 1, P1: -1}  # 6½ wins, the bust and 5½ lose
+    assert e.game.banker == 0
+    # 000 §9 (the default): the second hand may split again on its figure.
+    e = table(deck, rules={"preset": "french", "hands_per_episode": 2})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")])
+    assert legal(e) == {"SPLIT", "KEEP"}
