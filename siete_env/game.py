@@ -735,6 +735,13 @@ class Game:
         if not face_up and not self._all_down and not (self.ace_half and self.ace_half[k]):
             self._reveal(s, h)
         c = self._give(s, h, face_up)
+        self._after_draw(s, h, c, was_single, face_up)
+
+    def _after_draw(self, s: int, h: int, c: int, was_single: bool, face_up: bool) -> None:
+        """A punter hand received ``c`` from a hit (or in place of a burnt card): a double,
+        a triplèe, a split, a bust or 7½, a 3 or 4 it may burn."""
+        k = s * self.H + h
+        cards = self.cards[k]
         self.first_decision = False
         self.raised = False
         if self._points and was_single and self._made_double(k):  # declared: shown, it stands
@@ -880,9 +887,8 @@ class Game:
         if initial:
             self._give(s, 0, self._initial_up)
             return
-        c = self._give(s, h, True)
-        self._check_total(s, h)
-        self._may_burn(k, c, True)
+        was_single = len(self.cards[k]) == 1
+        self._after_draw(s, h, self._give(s, h, True), was_single, True)
 
     def _swap_four(self, s: int) -> None:
         self.swaps[s] += 1

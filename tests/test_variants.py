@@ -700,6 +700,13 @@ def test_burn_a_drawn_card_in_a_split_hand():
     assert e.observe(P0)["observation"][L.hand(1, 1) + 8] == 2.5
     r = play(e, [(P1, "STAND"), (P0, "STAND")])  # ½ and 2½ against 6: both lose
     assert r == {P0: 2, P1: -2}
+    # A burnt card's replacement is dealt as a hit: a figure to a lone figure may split.
+    e = table(["10o", "6c", "3e", "11e", "5b", "2b"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "BURN")])
+    assert legal(e) == {"SPLIT", "KEEP"}
+    play(e, [(P1, "KEEP"), (P1, "HIT_UP"), (P1, "STAND")])  # ½ + ½ + 5 = 6
+    r = play(e, [(P0, "HIT_UP")])  # the banker 6 + 2 = 8: bust
+    assert r == {P0: -1, P1: 1}
 
 
 def test_seven_and_wild_counted_half_instead_of_a_triplee():
