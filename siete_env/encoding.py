@@ -452,18 +452,19 @@ class Encoder:
                     f[b + TOTAL] = total(vis[nk], adj[nk]) * 0.5
                 f[a + NCARDS] -= 1.0
                 f[b + NCARDS] += 1.0
-            elif code == EV_RETURN:  # (card, seat, was_face_up, back_to_deck): swap or burn
-                _, c, s, was_up, back = ev
-                hb = hand[s * H]
+            elif code == EV_RETURN:  # (card, seat, was_face_up, back_to_deck, hand): swap or burn
+                _, c, s, was_up, back, h = ev
+                k = s * H + h
+                hb = hand[k]
                 f[hb + NCARDS] -= 1.0
                 f[c * W + RET] = 1.0
                 if was_up:  # it was in everyone's view: take it out of the hand
-                    f[c * W + s * H] = 0.0
+                    f[c * W + k] = 0.0
                     if wild < 0:
                         f[hb + TOTAL] -= HALF[c]
                     else:
-                        vis[s * H].remove(c)
-                        f[hb + TOTAL] = total(vis[s * H], adj[s * H]) * 0.5
+                        vis[k].remove(c)
+                        f[hb + TOTAL] = total(vis[k], adj[k]) * 0.5
                 else:
                     f[hb + FACE_DOWN] = 0.0
                 if back:

@@ -89,6 +89,14 @@ RULE_CHOICES: dict[str, list[Any]] = {
     "side_bet_stake": [1, 3],
     "hands_per_episode": [1, 2, 3, 6],
     "starting_chips": [None, 1, 3, 10, 30],
+    # the options of the sources' readings (docs/rules.md)
+    "max_face_down": [1, "all"],
+    "face_down_choice": [True, False],
+    "wild_whole_only": [False, True],
+    "burn_drawn": [False, True],
+    "triplee_wild": ["triplee", "seven_half"],
+    "triplee_takes_bank": [True, False],
+    "split_first_hand_only": [False, True],
 }
 # The points game's own options (``random_rules`` on a points preset; the banking game's
 # options above that it does not play are left out: ``rules.fit_overrides``).

@@ -85,7 +85,7 @@ EV_NEW_HAND: Final = 0  # (EV_NEW_HAND, banker, hands_done, chips, cards_left, s
 EV_DEAL: Final = 1  # (EV_DEAL, card, seat, hand, face_up)
 EV_REVEAL: Final = 2  # (EV_REVEAL, card, seat, hand): a face-down card is turned face-up
 EV_MOVE: Final = 3  # (EV_MOVE, card, seat, from_hand, to_hand): a face-up split card moves
-EV_RETURN: Final = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck): an initial card leaves (swap/burn)
+EV_RETURN: Final = 4  # (EV_RETURN, card, seat, was_face_up, back_to_deck, hand): a card leaves a hand (swap/burn)
 EV_STATUS: Final = 5  # (EV_STATUS, seat, hand, old_status, new_status)
 EV_STAKE: Final = 6  # (EV_STAKE, seat, hand, stake)
 EV_TURN: Final = 7  # (EV_TURN, old_seat, old_phase, seat, phase, hands_done): who acts now
@@ -201,9 +201,9 @@ class Game:
         "stake", "status", "nhands", "splits", "chips", "hand_no", "events", "first_decision",
         "raised", "new_banker", "_legal_cache", "_levels", "_top", "_bet_ids", "_raise_ids",
         "_forced_banker", "_swap_mode", "payouts", "_legal", "_can_raise",
-        "_split_any", "_initial_up", "_draw_down", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
+        "_split_any", "_initial_up", "_draw_down", "_all_down", "_forced_face", "_split_first", "_reveal75", "_slot_range", "wild", "_shoe", "discards", "seen_shoe", "_public", "_exhausted",
         "_reale", "announced", "blind", "_fusil_id", "_chase",
-        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
+        "_canto", "_auction", "bids", "_auction_ids", "_burn_id", "_burn_drawn", "burnable", "burned", "triple", "swaps", "_start_chips", "_ace_id", "ace_half", "more_hidden", "_side_ids", "side_on", "payments", "last_new_hand", "_ev_seat", "_ev_phase", "draw_hook",
         "facts", "_limit", "_min", "_points", "double", "instant",
     )  # fmt: skip
 
@@ -227,6 +227,9 @@ class Game:
         self._split_any = rules.split_any_pair
         self._initial_up = rules.all_face_up
         self._draw_down = rules.draw_face_down and not rules.all_face_up
+        self._all_down = rules.max_face_down == "all"  # every later card face-down (002)
+        self._forced_face = not rules.face_down_choice  # hidden exactly when none is (003)
+        self._split_first = rules.split_first_hand_only  # splits end at the first non-split card (003)
         self._reveal75 = rules.reveal_seven_half
         facts = self.facts = RuleFacts(rules)  # the settlement facts (settle.py), half points
         self._limit = facts.limit  # over it a hand is bust; at it a hand stands
@@ -247,6 +250,8 @@ class Game:
         self.announced = [False] * num_players  # canto / fusilar, this hand
         self._burn_id = names.index("BURN") if rules.burn_three_four else -1
         self.burned: list[int] = []  # cards burned this hand (out of play)
+        self._burn_drawn = rules.burn_drawn
+        self.burnable = False  # burn_drawn: the acting hand just drew a 3 or 4 face-up it may burn
         self.triple: list[bool] = []  # per slot: a triplèe (empty list when the option is off)
         self._start_chips = rules.starting_chips
         self._ace_id = names.index("ACE_HALF") if rules.ace_half else -1
@@ -325,6 +330,7 @@ class Game:
         self.side_on = []
         if self._ace_id >= 0:
             self.ace_half = [False] * slots
+        if self._ace_id >= 0 or self._all_down:
             self.more_hidden = [[] for _ in range(slots)]
         if self.rules.triplee:
             self.triple = [False] * slots
@@ -426,7 +432,7 @@ class Game:
             self.total[k] = self._slot_total(k)
         if face_up:
             self._public.append(c)
-        elif self.hidden[k] >= 0:  # a declared ½ ace: every later card comes face-down too
+        elif self.hidden[k] >= 0:  # a declared ½ ace or max_face_down: all: several hidden cards
             self.more_hidden[k].append(c)
         else:
             self.hidden[k] = c
@@ -572,9 +578,14 @@ class Game:
                 and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
-            down_only = bool(self.ace_half) and self.ace_half[k]
+            down_only = self._all_down or (bool(self.ace_half) and self.ace_half[k])
+            up_only = False
+            if self._forced_face:  # 003: a hidden card only when every card is face-up
+                up_only = self.hidden[k] >= 0
+                down_only = down_only or not up_only
             low = can_draw and self.total[k] < self._min  # below min_stand: it must draw
-            key = (ph, can_draw, raise_from, shoot, cap, down_only, low)
+            burn = self.burnable and can_draw
+            key = (ph, can_draw, raise_from, shoot, cap, down_only, low, burn, up_only)
         elif ph == _BETP:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
@@ -606,9 +617,12 @@ class Game:
     def _compute_legal(self, key: tuple) -> tuple[int, ...]:
         ph = key[0]
         if ph == _DRAWP:
-            _, can_draw, raise_from, shoot, cap, down_only, low = key
-            draws = [HIT_DOWN] if down_only else ([HIT_UP, HIT_DOWN] if self._draw_down else [HIT_UP])
-            acts = ([] if low else [STAND]) + (draws if can_draw else [])
+            _, can_draw, raise_from, shoot, cap, down_only, low, burn, up_only = key
+            if down_only:
+                draws = [HIT_DOWN]
+            else:
+                draws = [HIT_UP] if (up_only or not self._draw_down) else [HIT_UP, HIT_DOWN]
+            acts = ([] if low else [STAND]) + (draws if can_draw else []) + ([self._burn_id] if burn else [])
             acts += [self._raise_ids[k] for k in self._levels if raise_from < k <= cap]
             if shoot:
                 acts.append(self._fusil_id)
@@ -653,6 +667,7 @@ class Game:
             raise IllegalActionError(self.describe_illegal(action))
         _, kind, arg = self.actions[action]
         self._legal = None
+        self.burnable = False  # a drawn 3 or 4 is burnt at once or kept
         ph = self.phase
         s, h = self.seat, self.hand
         if ph == _DRAWP:
@@ -665,13 +680,15 @@ class Game:
                 self._end_punter_hand()
             elif kind == _K_FUSILAR:
                 self._shoot(s)
+            elif kind == _K_BURN:
+                self._burn(s, h)
             else:
                 self._hit(s, h, kind == _K_HIT_UP)
         elif ph == _BETP:
             if kind == _K_SWAP:
                 self._swap_four(s)
             elif kind == _K_BURN:
-                self._burn(s)
+                self._burn(s, 0)
             elif kind == _K_ACE:
                 self._declare_ace(s)
             else:
@@ -715,9 +732,16 @@ class Game:
         k = s * self.H + h
         cards = self.cards[k]
         was_single = len(cards) == 1
-        if not face_up and not (self.ace_half and self.ace_half[k]):
+        if not face_up and not self._all_down and not (self.ace_half and self.ace_half[k]):
             self._reveal(s, h)
         c = self._give(s, h, face_up)
+        self._after_draw(s, h, c, was_single, face_up)
+
+    def _after_draw(self, s: int, h: int, c: int, was_single: bool, face_up: bool) -> None:
+        """A punter hand received ``c`` from a hit (or in place of a burnt card): a double,
+        a triplèe, a split, a bust or 7½, a 3 or 4 it may burn."""
+        k = s * self.H + h
+        cards = self.cards[k]
         self.first_decision = False
         self.raised = False
         if self._points and was_single and self._made_double(k):  # declared: shown, it stands
@@ -734,6 +758,7 @@ class Game:
         if (
             was_single
             and self.splits[s] < self.max_splits
+            and (h == 0 or not self._split_first)
             and VALUE2[c] == VALUE2[cards[0]]
             and (IS_FIGURE[c] or self._split_any)
             and (self._start_chips is None or self.budget(s) >= self._levels[0])
@@ -741,6 +766,13 @@ class Game:
             self._turn(s, _SPLITP)
             return
         self._check_total(s, h)
+        self._may_burn(k, c, face_up)
+
+    def _may_burn(self, k: int, c: int, face_up: bool) -> None:
+        """``burn_drawn``: a 3 or 4 just received face-up from a hit, in a hand that plays
+        on, may be burnt (004 "o ricevono da una chiamata un 3 o un 4")."""
+        if self._burn_drawn and face_up and RANK[c] in (3, 4) and self.status[k] == _PLAYING and self.phase == _DRAWP:
+            self.burnable = True
 
     def _check_total(self, s: int, h: int) -> None:
         """After a card joins a punter hand: over 7½ it busts and pays, at 7½ it stands."""
@@ -794,8 +826,10 @@ class Game:
         return self._start_chips is None or self.balance(s) >= self._levels[0]
 
     def _is_triplee(self, cards: list[int]) -> bool:
+        """Two 7s, or (``triplee_wild: triplee``) a 7 and the wild card (004)."""
         a, b = cards
-        return (RANK[a] == 7 or a == self.wild) and (RANK[b] == 7 or b == self.wild)
+        wild = -1 if self.facts.seven_wild_reale else self.wild  # seven_half: a 7 and the wild are 7½
+        return (RANK[a] == 7 or a == wild) and (RANK[b] == 7 or b == wild)
 
     def _announce(self, s: int) -> None:
         self.announced[s] = True
@@ -836,17 +870,25 @@ class Game:
         self.total[k] = self._slot_total(k)
         self.events.append((EV_ACE_HALF, s))
 
-    def _burn(self, s: int) -> None:
-        """Italian: the initial 3 or 4 is shown and put out of play; the top card replaces it."""
-        k = s * self.H
+    def _burn(self, s: int, h: int) -> None:
+        """Italian: a 3 or 4 is shown and put out of play; the top card replaces it. The
+        initial card (before the bet), or with ``burn_drawn`` one just received face-up from
+        a hit (then replaced face-up, and the hand goes on as after a hit)."""
+        k = s * self.H + h
+        initial = self.phase == _BETP
         card = self.cards[k].pop()
         was_up = self.hidden[k] != card
         self.total[k] = self._slot_total(k)
-        self.hidden[k] = -1
+        if not was_up:
+            self.hidden[k] = -1
         self._public.append(card)
         self.burned.append(card)
-        self.events.append((EV_RETURN, card, s, was_up, False))
-        self._give(s, 0, self._initial_up)
+        self.events.append((EV_RETURN, card, s, was_up, False, h))
+        if initial:
+            self._give(s, 0, self._initial_up)
+            return
+        was_single = len(self.cards[k]) == 1
+        self._after_draw(s, h, self._give(s, h, True), was_single, True)
 
     def _swap_four(self, s: int) -> None:
         self.swaps[s] += 1
@@ -858,7 +900,7 @@ class Game:
         self.total[k] = self._slot_total(k)
         self.hidden[k] = -1
         # Shown, but back in the deck: not one of this shoe's seen discards.
-        self.events.append((EV_RETURN, four, s, was_up, True))
+        self.events.append((EV_RETURN, four, s, was_up, True, 0))
         self._give(s, 0, self._initial_up)
         self.deck.insert(swap_return_position(self.pos, len(self.deck)), four)
 
@@ -952,6 +994,9 @@ class Game:
             for cards in self.cards:
                 self.discards.extend(cards)
             self.seen_shoe.extend(self._public)
+            if self.pos >= len(self.deck):  # the shoe ended with the hand (``_pass_bank`` counted it)
+                self._reshuffle()
+                self._exhausted = False
             self._deal_hand(None)
         else:
             self._deal_hand(self.shuffle())
@@ -966,18 +1011,28 @@ class Game:
     def _pass_bank(self, B: int, banker_reale: bool, best_reale: int) -> None:
         mode, H = self.rules.bank_passes, self.H
         if mode == "seven_half" and B != self._limit:
+            keep_triple = bool(self.triple) and not self.rules.triplee_takes_bank  # 004 "non prende il mazzo"
             for s in self.order:
                 if any(
-                    self.total[s * H + h] == self._limit and self.status[s * H + h] == _STOOD
+                    self.total[s * H + h] == self._limit
+                    and self.status[s * H + h] == _STOOD
+                    and not (keep_triple and self.triple[s * H + h])
                     for h in range(self.nhands[s])
                 ):
                     self.new_banker = s
                     break
         elif mode == "reale" and best_reale >= 0:
+            # 004: "Se il sette e mezzo viene pagato doppio, dà diritto di diventare mazziere":
+            # only a reale the banker paid double takes the bank (a banker's plain 7½ beats
+            # it), and against a banker's reale only a better one ("a meno che gli altri
+            # giocatori non abbiano un sette e mezzo di valore più alto").
             b = self.banker
-            if not banker_reale or SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]:
+            if B != self._limit or (banker_reale and SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]):
                 self.new_banker = best_reale // H
-        if self.new_banker < 0 and self._exhausted and mode in ("reale", "when_exhausted"):
+        # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo": the shoe
+        # ran out in this hand, or with its last card.
+        exhausted = self._exhausted or (self._shoe and self.pos >= len(self.deck))
+        if self.new_banker < 0 and exhausted and mode in ("reale", "when_exhausted"):
             self.new_banker = (self.banker + 1) % self.n  # the banker's right: next in turn order
         self._exhausted = False
 

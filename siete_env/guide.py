@@ -88,7 +88,11 @@ def player_guide(rules: Rules) -> list[str]:
         lines.append("Every card is dealt face-up.")
     else:
         later = (
-            "later cards come face-up or face-down, your choice; at most one face-down at a time"
+            "later cards come face-down too"
+            if rules.max_face_down == "all"
+            else "a later card comes face-down only when all your cards are face-up"
+            if rules.draw_face_down and not rules.face_down_choice
+            else "later cards come face-up or face-down, your choice; at most one face-down at a time"
             if rules.draw_face_down
             else "later cards come face-up"
         )

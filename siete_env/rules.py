@@ -113,6 +113,10 @@ class Rules(BaseModel):
     wild_card: str | None = None
     """[§1] The *matta* (e.g. ``"12o"``, king of oros/denari/diamonds): alone it counts ½;
     with other cards it counts the value (½ or 1..7) giving the best total <= 7½ (004)."""
+    wild_whole_only: bool = False
+    """[§1] The wild card counts a whole 1..7, never ½, alone too (its best value, 7 alone)
+    (004: "la matta debba assumere un punteggio obbligatoriamente da 1 a 7, escludendo
+    dunque il mezzo punto"). Needs ``wild_card``."""
     reshuffle: Literal["every_hand", "when_exhausted"] = "every_hand"
     """[§1] ``every_hand``: every hand is dealt from a freshly shuffled deck;
     ``when_exhausted``: one shoe runs across the hands of an episode, the discards are
@@ -123,6 +127,11 @@ class Rules(BaseModel):
     """[§3.1] Italian: an initial 3 or 4 may be burnt (BURN): shown, put out of play for the
     hand, and replaced by the top card, again while a 3 or 4 comes (004). It covers the 4s:
     use it with ``four_swap: off``."""
+    burn_drawn: bool = False
+    """[§3.1] With ``burn_three_four``: a 3 or 4 just received face-up from a hit may be
+    burnt too (BURN, before any other decision), replaced face-up by the top card, again
+    while a 3 or 4 comes (004 "possiedono come prima carta o ricevono da una chiamata un 3
+    o un 4")."""
     ace_half: bool = False
     """[§7] Italian: an initial ace may be declared worth ½ (ACE_HALF, shown); every later
     card of that hand then comes face-down (004)."""
@@ -130,8 +139,18 @@ class Rules(BaseModel):
     """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
     raise_on_draw: bool = True
     """[§3.4] A punter may raise its stake when it hits or stands."""
-    max_face_down: Literal[1] = 1
-    """[§3.4] At most one face-down card per hand (hits choose face-up or face-down)."""
+    max_face_down: Literal[1, "all"] = 1
+    """[§3.4] ``1``: at most one face-down card per hand, a hit chooses face-up or face-down
+    (turning the hidden card up) (000, 001, 003); ``all``: every later card is dealt
+    face-down too, so a hand may hold several hidden cards and ``HIT_DOWN`` is its only hit
+    (002 "descubiertas o cubiertas de acuerdo a como se decida la regla"; needs
+    ``draw_face_down: true``)."""
+    face_down_choice: bool = True
+    """[§3.4] ``true``: before each hit the punter chooses face-up or face-down (000, 001);
+    ``false``: it does not choose: the new card comes face-down when every card of the hand
+    is face-up, face-up otherwise (003: "si toutes ses cartes sont visibles, la banque lui
+    donne une carte cachée, mais si toutes ses cartes sauf une sont visibles, la banque lui
+    en donne une visible"). ``false`` needs ``draw_face_down: true`` and ``max_face_down: 1``."""
     draw_face_down: bool = True
     """[§3.4] A hit may come face-down (turning the hidden card up); ``false``: only the
     initial card is hidden, every later card comes face-up (italian, 004)."""
@@ -143,6 +162,11 @@ class Rules(BaseModel):
     """[§3.5] Splits per punter per hand; ``auto``: 2-3 players 3, 4-5 players 1, 6+ 0."""
     split_any_pair: bool = False
     """[§3.5] Allow splitting any two equal values, not only figures."""
+    split_first_hand_only: bool = False
+    """[§3.5] Splits only from the punter's first hand, while it holds its one card: the
+    first card it draws that does not split ends the splitting, and split hands never split
+    again (003: "jusqu'à ce qu'il reçoive une carte n'étant pas une figure"); ``false``: a
+    split hand may split again while splits are left (000 §9)."""
     fusilar: bool = False
     """[§3.2] A punter whose initial card is a 7 may shoot (FUSILAR): it shows the 7, and
     after its bet one card is put face-down under it that nobody sees; its turn ends. At
@@ -173,8 +197,8 @@ class Rules(BaseModel):
     """[§5] What the banker's reale collects from a punter with a reale too."""
     bank_passes: Literal["seven_half", "reale", "never", "when_exhausted", "winner"] = "seven_half"
     """[§6] ``seven_half``: if the banker did not make 7½, the first punter in turn order
-    with 7½ takes the bank for the next hand; ``reale``: only a reale takes it, the best by
-    suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
+    with 7½ takes the bank for the next hand; ``reale``: only a reale paid double takes it
+    (never against a banker's plain 7½, which beats it), the best by suit (oros > copas > espadas > bastos), and against a banker's reale only a better one
     (004), and with a shoe the bank also passes to the banker's right when the shoe runs out
     (004 says both); ``when_exhausted``: only that; ``never``: the bank stays; ``winner``
     (points game): the hand's winner with a ``bank_totals`` total or by the upset (004)."""
@@ -190,6 +214,15 @@ class Rules(BaseModel):
     makes; they never take the bank (004)."""
     triplee_pays: int = 3
     """[§7] Multiple of the stake paid to a triplèe."""
+    triplee_wild: Literal["triplee", "seven_half"] = "triplee"
+    """[§7] With ``triplee``: what a 7 and the wild card make. ``triplee``: a triplèe (the
+    wild counted 7); ``seven_half``: 7½ (the wild counted ½) scored as a reale, paid double
+    and taking the bank (004: "farla valere come mezzo punto (scelta molto più frequente),
+    farsi pagare doppio e prendere il mazzo")."""
+    triplee_takes_bank: bool = True
+    """[§7] With ``triplee`` and ``bank_passes: seven_half``: a triplèe of a 7 and the wild
+    card counts 7½ and takes the bank like any 7½ (the engine's reading); ``false``: a
+    triplèe never takes the bank (004: "paga triplo e non prende il mazzo")."""
     side_bets: bool = False
     """[§7] After the deal each punter in turn may back another punter's first hand
     (SIDE_BET_r: the seat r places after it; NO_SIDE_BET), without a say in its play; the
@@ -280,6 +313,26 @@ class Rules(BaseModel):
                 "all_face_up: true and draw_face_down: true clash (with every card face-up no card can be "
                 "drawn face-down; set draw_face_down: false)"
             )
+        if (self.triplee_wild != "triplee" or not self.triplee_takes_bank) and not self.triplee:
+            clashes.append("triplee_wild and triplee_takes_bank need triplee: true (they say what a triplèe does)")
+        if self.triplee_wild == "seven_half" and (self.wild_card is None or self.wild_whole_only):
+            clashes.append(
+                "triplee_wild: seven_half needs a wild_card that may count ½ (a wild_card, without wild_whole_only)"
+            )
+        if not self.face_down_choice and (not self.draw_face_down or self.max_face_down != 1):
+            clashes.append(
+                "face_down_choice: false needs draw_face_down: true and max_face_down: 1 (it says which hit comes "
+                "face-down when a hand may hold one hidden card)"
+            )
+        if self.burn_drawn and not self.burn_three_four:
+            clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")
+        if self.wild_whole_only and self.wild_card is None:
+            clashes.append("wild_whole_only: true needs a wild_card (e.g. 12o)")
+        if self.max_face_down == "all" and not self.draw_face_down:
+            clashes.append(
+                "max_face_down: all and draw_face_down: false clash (later cards cannot come both face-down "
+                "and face-up; set draw_face_down: true)"
+            )
         if self.wild_card is not None and self.remove_sotas and RANK[parse_card(self.wild_card)] == 10:
             clashes.append(f"wild_card: {self.wild_card} and remove_sotas: true clash (that card is not in the deck)")
         if self.starting_chips is not None and self.starting_chips < self.bet_levels[0]:
@@ -304,8 +357,9 @@ class Rules(BaseModel):
 
     # The banking game's extras the points game has no use for, with the value it needs.
     _NOT_IN_POINTS: ClassVar[dict[str, Any]] = {
-        "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False,
+        "bet_levels": (1,), "raise_on_draw": False, "four_swap": "off", "burn_three_four": False, "burn_drawn": False,
         "ace_half": False, "fusilar": False, "canto": False, "banker_must_chase": False, "triplee": False,
+        "triplee_wild": "triplee", "triplee_takes_bank": True,
         "side_bets": False, "bank_auction": False, "reale_pays": None, "starting_chips": None, "max_splits": 0,
         "banker_policy_rule": "free",
     }  # fmt: skip

@@ -32,6 +32,8 @@ from .rules import Rules
 
 WILD_VALUES = (14, 12, 10, 8, 6, 4, 2, 1)
 """What the wild card may count with other cards, in half points: a whole 7..1 or ½ (004)."""
+WILD_WHOLE_VALUES = WILD_VALUES[:-1]
+"""``wild_whole_only``: a whole 7..1, never ½, alone too (004's variant)."""
 
 
 def half(points: float) -> int:
@@ -55,7 +57,7 @@ class RuleFacts:
     __slots__ = (
         "limit", "min_stand", "points_game", "rank", "upset", "double_rank", "wild", "declare",
         "more_cards", "wild_loses", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
-        "target", "to_target", "scores",
+        "target", "to_target", "scores", "wild_values", "seven_wild_reale",
     )  # fmt: skip
 
     def __init__(self, rules: Rules) -> None:
@@ -72,6 +74,9 @@ class RuleFacts:
         self.upset = (half(rules.upset[0]), half(rules.upset[1])) if rules.upset is not None else None
         self.double_rank = rules.double_rank if rules.double_rank is not None else 0
         self.wild = parse_card(rules.wild_card) if rules.wild_card is not None else -1
+        self.wild_values = WILD_WHOLE_VALUES if rules.wild_whole_only else WILD_VALUES
+        # triplee_wild: seven_half: a 7 and the wild card, counted 7½, are a reale (004)
+        self.seven_wild_reale = rules.triplee and rules.triplee_wild == "seven_half"
         self.declare = frozenset(half(t) for t in rules.declare)
         self.more_cards = rules.more_cards_win_ties
         self.wild_loses = frozenset(half(t) for t in rules.wild_loses_ties_at)
@@ -99,16 +104,18 @@ def best_total(cards: Sequence[int], facts: RuleFacts, adjust: int = 0) -> int:
     """A hand's total in half points (``adjust`` added to the cards' sum: -1 for an ace
     declared ½). The wild card alone counts ½; with other cards it counts the value (½ or a
     whole 1..7) giving the best-ranked total within the limit (the highest, without a
-    ranking), or ½ if none fits."""
+    ranking), or ½ if none fits. With ``wild_whole_only`` it counts a whole 1..7, alone too
+    (its best value; 1 if none fits)."""
     wild = facts.wild
     base = sum(VALUE2[c] for c in cards if c != wild) + adjust
     if wild < 0 or wild not in cards:
         return base
-    if len(cards) == 1:
+    values = facts.wild_values
+    if len(cards) == 1 and values[-1] == 1:  # alone: ½ (unless ½ is not a value it may take)
         return 1
     limit, rank = facts.limit, facts.rank
-    best, best_rank = base + 1, -1
-    for w in WILD_VALUES:
+    best, best_rank = base + values[-1], -1
+    for w in values:
         t = base + w
         if t <= limit and rank[t] > best_rank:
             best, best_rank = t, rank[t]
@@ -117,10 +124,12 @@ def best_total(cards: Sequence[int], facts: RuleFacts, adjust: int = 0) -> int:
 
 def is_reale(cards: Sequence[int], total: int, facts: RuleFacts) -> bool:
     """Sette e mezzo reale: the limit with two cards of one suit, a 7 (or the wild card) and
-    a figure."""
+    a figure; with ``triplee_wild: seven_half``, also a 7 and the wild card (of any suits)."""
     if len(cards) != 2 or total != facts.limit:
         return False
     a, b = cards
+    if facts.seven_wild_reale and ((RANK[a] == 7 and b == facts.wild) or (RANK[b] == 7 and a == facts.wild)):
+        return True
     if SUIT[a] != SUIT[b]:
         return False
     return any((RANK[x] == 7 or x == facts.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
@@ -257,6 +266,7 @@ __all__ = [
     "RuleFacts",
     "Shown",
     "WILD_VALUES",
+    "WILD_WHOLE_VALUES",
     "best_total",
     "half",
     "hand_points",

@@ -134,7 +134,7 @@ def event_lines(env: Any, me: int, since: int = 0) -> list[str]:
         elif kind == G.EV_REVEAL:
             out.append(verb(ev[2], f"turn up the {card_name(ev[1], deck)}", f"turns up the {card_name(ev[1], deck)}"))
         elif kind == G.EV_RETURN:
-            _, c, s, _up, _back = ev
+            _, c, s, _up, _back, _h = ev
             out.append(verb(s, f"give back the {card_name(c, deck)}", f"gives back the {card_name(c, deck)}"))
         elif kind == G.EV_MOVE:
             out.append(verb(ev[2], "split: a new hand", "splits: a new hand"))

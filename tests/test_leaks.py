@@ -119,3 +119,57 @@ def test_deck_order_is_not_observed():
         obs.append([e.observe(a)["observation"] for a in e.possible_agents])
     for oa, ob in zip(*obs, strict=True):
         np.testing.assert_array_equal(oa, ob)
+
+
+@pytest.mark.parametrize("preset", ["spanish", "latin", "french", "spanish_full"])
+@pytest.mark.parametrize("n", [2, 4])
+def test_later_face_down_cards_never_reach_another_seat(preset, n):
+    # max_face_down: all (002): the first punter's first hit (the card dealt right after the
+    # initial deal) comes face-down beside its hidden first card; twin decks that differ in
+    # that card look the same to every other seat until it is shown.
+    rules = {"preset": preset, "max_face_down": "all"}
+    compared = 0
+    for seed in range(6):
+        envs, x, y = _twin_tables(seed, n, n, rules)
+        a, b = envs
+        slot = a.game.slot(1, 0)
+        rng = np.random.default_rng(seed)
+        for agent in a.agent_iter(max_iter=500):
+            hid_a = {a.game.hidden[slot], *a.game.more_hidden[slot]}
+            hid_b = {b.game.hidden[slot], *b.game.more_hidden[slot]}
+            if a.game.pos > n and not (x in hid_a and y in hid_b):
+                break  # drawn and shown in either twin (e.g. a bust in one of them), or not to that hand
+            if agent != b.agent_selection or a.game.hand_no:
+                break
+            for other in a.possible_agents[:1] + a.possible_agents[2:]:
+                if other in a.agents:
+                    np.testing.assert_array_equal(a.observe(other)["observation"], b.observe(other)["observation"])
+                    assert a.infos[other] == b.infos[other]
+            obs, _, term, trunc, _ = a.last()
+            if term or trunc:
+                break
+            if not np.array_equal(obs["action_mask"], b.observe(agent)["action_mask"]):
+                break  # only the owner's options differ (a split, 7½): it acts differently now
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            a.step(action)
+            b.step(action)
+            compared += a.game.pos > n
+    assert compared > 0  # some steps were compared with the later card hidden
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"preset": "french", "face_down_choice": False, "split_first_hand_only": True},
+        {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "wild_whole_only": True},
+        {"preset": "italian", "triplee": True, "triplee_wild": "seven_half", "triplee_takes_bank": False},
+        {"max_face_down": "all"},
+    ],
+)
+@pytest.mark.parametrize("n", [2, 4])
+def test_no_leak_with_the_source_options(rules, n):
+    for seed in range(4):
+        for position, owner in ((0, 1), (n - 2, n - 1), (n - 1, 0)):  # first, last punter; banker
+            envs, x, y = _twin_tables(seed, n, position, rules)
+            _compare_until_shown(envs, owner, (x, y), seed)

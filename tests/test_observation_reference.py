@@ -84,27 +84,52 @@ def test_observations_match_a_from_scratch_reference(preset, n):
     for seed, extra in enumerate(EXTRAS):
         if extra.get("side_bets") and n < 3:
             continue  # refused heads-up (check_table): a side bet backs another punter
-        e = raw_env(num_players=n, rules={"preset": preset, **fit_overrides(preset, extra)})
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        names = e.action_names
-        for _agent in e.agent_iter(3000):
-            for i, a in enumerate(e.possible_agents):
-                if a in e.agents:
-                    np.testing.assert_array_equal(e.observe(a)["observation"], reference_observation(e, i), err_msg=a)
-                    assert e.infos[a] == e._info(i), f"stale infos[{a}]"
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            # favour the rarer mechanics so that they are exercised
-            rare = [a for a in legal if names[a] in ("SWAP_FOUR", "SPLIT", "BURN", "FUSILAR", "SELL_BANK", "ACE_HALF")]
-            hits = [a for a in legal if names[a].startswith("HIT")]
-            if rare and rng.random() < 0.7:
-                a = rng.choice(rare)
-            elif hits and rng.random() < 0.6:
-                a = rng.choice(hits)
-            else:
-                a = rng.choice(legal)
-            e.step(int(a))
+        _check_against_reference({"preset": preset, **fit_overrides(preset, extra)}, n, seed)
+
+
+# Rules whose options no preset takes, with several hidden cards per hand.
+OPTION_RULES = [
+    {"max_face_down": "all", "hands_per_episode": 3},
+    {"preset": "spanish_full", "max_face_down": "all", "split_any_pair": True, "hands_per_episode": 2},
+    {"preset": "french", "max_face_down": "all", "hands_per_episode": 2},
+    {"preset": "italian", "wild_whole_only": True, "hands_per_episode": 3},
+    {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "hands_per_episode": 3},
+    {"burn_three_four": True, "burn_drawn": True, "four_swap": "off", "split_any_pair": True, "hands_per_episode": 2},
+    {"preset": "italian", "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 3},
+    {"preset": "french", "face_down_choice": False, "split_first_hand_only": True, "hands_per_episode": 3},
+]
+
+
+@pytest.mark.parametrize("rules", OPTION_RULES)
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_observations_match_the_reference_with_options(rules, n):
+    for seed in range(3):
+        _check_against_reference(rules, n, seed)
+
+
+def _check_against_reference(rules, n, seed):
+    """Random play (the rarer mechanics favoured), every observation checked at every step."""
+    e = raw_env(num_players=n, rules=rules)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    names = e.action_names
+    for _agent in e.agent_iter(3000):
+        for i, a in enumerate(e.possible_agents):
+            if a in e.agents:
+                np.testing.assert_array_equal(e.observe(a)["observation"], reference_observation(e, i), err_msg=a)
+                assert e.infos[a] == e._info(i), f"stale infos[{a}]"
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        # favour the rarer mechanics so that they are exercised
+        rare = [a for a in legal if names[a] in ("SWAP_FOUR", "SPLIT", "BURN", "FUSILAR", "SELL_BANK", "ACE_HALF")]
+        hits = [a for a in legal if names[a].startswith("HIT")]
+        if rare and rng.random() < 0.7:
+            a = rng.choice(rare)
+        elif hits and rng.random() < 0.6:
+            a = rng.choice(hits)
+        else:
+            a = rng.choice(legal)
+        e.step(int(a))

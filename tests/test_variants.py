@@ -476,3 +476,345 @@ def test_italian_and_french_decks_render_with_their_names():
     e.reset(seed=0, options={"deck": ["12o", "7c"], "banker": 0})
     assert "[Rd]" in e.render() and "[7c]" in e.render()
     assert e.infos[P1]["hand"] == ["12o*"]  # ids do not change
+
+
+# --------------------------------------------------------------------------- audit fixes
+def test_reale_beaten_by_the_banker_does_not_take_the_bank():
+    # 004: "Se il sette e mezzo viene pagato doppio, dà diritto di diventare mazziere al primo
+    # giocatore che lo realizza; in caso contrario il mazziere tiene il banco": a reale the
+    # banker's 7½ beat was not paid double, so the bank stays.
+    rules = {"preset": ITALIAN, "hands_per_episode": 2}
+    # P1 7c + 10c (reale, stands); the banker 3b + 4e + 11e: an "illegitimate" 7½ of three
+    # cards, which "può battere tutti gli altri sette e mezzo anche se fatti con due carte".
+    e = table(["7c", "3b", "10c", "4e", "11e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0 and e.game.hand_no == 1
+    # The banker's 7½ of two cards of different suits (7o + 10e) beats the reale too.
+    e = table(["7c", "7o", "10c", "10e"], rules=rules)
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 2, P1: -2}
+    assert e.game.banker == 0
+    # A banker's reale keeps the bank against a worse reale (spade below coppe) and
+    # collects a single stake from it ("dai quali riscuote una posta semplice").
+    e = table(["7e", "7c", "10e", "11c"], rules=rules)
+    r = play(e, [(P1, "BET_3"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 3, P1: -3}
+    assert e.game.banker == 0
+    # ... and gives it up to a better one ("a meno che gli altri giocatori non abbiano un
+    # sette e mezzo di valore più alto"), still collecting a single stake.
+    e = table(["7c", "7e", "10c", "11e"], rules=rules)
+    r = play(e, [(P1, "BET_3"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 3, P1: -3}
+    assert e.game.banker == 1
+    # A banker who stands below 7½ pays the reale double, and the reale takes the bank.
+    e = table(["7c", "6o", "10c"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
+
+
+def test_seven_half_beaten_by_the_banker_does_not_take_the_bank():
+    # 000: "Si en la mano uno o varios jugadores han conseguido las siete y media, pero no la
+    # banca, el primero de ellos tiene derecho a la banca"; 001: "Si un jugador tiene siete y
+    # medio (y la banca no) cobra el doble de lo apostado y además toma la banca".
+    rules = {"hands_per_episode": 2}
+    e = table(["7c", "3b", "10c", "4e", "11e"], rules=rules)  # P1 7½, the banker 7½ of three cards
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0
+    e = table(["7c", "3b", "10c", "5e"], rules=rules)  # the banker 3 + 5 = 8: bust
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
+
+
+def _shoe_game(hands, **extra):
+    """An italian two-seat Game whose shoe is the 40 cards in index order (1o 2o ... 12b),
+    reshuffled to index order again: every card it deals is known."""
+    from siete_env.game import Game
+    from siete_env.rules import resolve_rules
+
+    rules = resolve_rules({"preset": ITALIAN, "hands_per_episode": hands, **extra})
+    g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))
+    g.start(0, list(range(40)))
+    names = [a.name for a in g.actions]
+    return g, names.index("BET_1")
+
+
+def test_shoe_ending_with_the_last_card_of_a_hand_passes_the_bank():
+    # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo, dopodiché il
+    # banco passa al giocatore seduto alla sua destra": a hand that deals the shoe's last card
+    # exhausts it, and the next hand has a new banker (and a new shoe).
+    g, bet1 = _shoe_game(23)
+    bankers = []
+    while g.acting_seat >= 0:
+        bankers.append(g.banker)
+        for a in (bet1, 0, 0):  # BET_1, STAND, STAND: two cards a hand
+            g.apply(a)
+    # 20 hands use the 40 cards; each suit: 1 v 2, 3 v 4, 5 v 6 and ½ v ½ (the wild 12 alone)
+    # to the banker, 7 v ½ to the punter: seat 0 wins 3 a suit. Then seat 1 banks the new
+    # shoe: 1o v 2o, 3o v 4o, 5o v 6o, all to the banker.
+    assert bankers == [0] * 20 + [1] * 3
+    assert g.chips == [12 - 3, -12 + 3]
+
+
+def test_shoe_running_out_in_mid_hand_passes_the_bank_once():
+    # 004 (as above): the shoe runs out while the punter draws in hand 20; the discards of
+    # the earlier hands are the new shoe, and the bank passes after that hand only.
+    g, bet1 = _shoe_game(22)
+    bankers = []
+    while g.acting_seat >= 0:
+        bankers.append(g.banker)
+        g.apply(bet1)
+        if g.hand_no == 19:  # P1 11b, the banker 12b: P1 hits 1o from the new shoe, 1½ v ½
+            g.apply(1)
+        g.apply(0)
+        g.apply(0)
+    assert bankers == [0] * 20 + [1] * 2
+    # 19 hands: +3 a suit for seat 0 in three suits, +2 in bastos' four (7b v 10b to P1),
+    # then P1's 1½ beats ½ (-1); seat 1 banks: P0 2o v 3o and 4o v 5o, both to the banker.
+    assert g.chips == [9 + 2 - 1 - 2, -(9 + 2 - 1 - 2)]
+
+
+def test_every_later_card_face_down():
+    # 002: "Las cartas siguientes que da el banquero se pueden entregar descubiertas o
+    # cubiertas de acuerdo a como se decida la regla antes de comenzar a jugar."
+    rules = {"max_face_down": "all", "hands_per_episode": 2}
+    e = table(["2o", "5c", "3e", "1b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}  # later cards only face-down
+    play(e, [(P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # 2 + 3 + 1 = 6, all three hidden
+    assert e.infos[P1]["hand"] == ["2o*", "3e*", "1b*"] and e.infos[P1]["total"] == 6.0
+    assert legal(e) == {"STAND", "HIT_DOWN", "RAISE_2", "RAISE_3", "RAISE_4", "RAISE_5"}
+    L = e.layout
+    banker = e.observe(P0)["observation"]
+    assert banker[L.hand(1, 0) + 6] == 3.0 and banker[L.hand(1, 0) + 8] == 0.0  # 3 cards, none seen
+    assert all(banker[L.card(CARD_INDEX[c], 1, 0)] == 0.0 for c in ("2o", "3e", "1b"))
+    # P1 stands on 6; the banker 5 + 2 = 7 wins one stake and keeps the bank.
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: 1, P1: -1}
+    assert e.game.banker == 0 and e.game.hand_no == 1
+    # A hidden 7½ stands by itself, unseen (no reveal_seven_half) until the showdown, is paid
+    # double and takes the bank.
+    e = table(["7o", "5c", "10e", "1b"], rules=rules)
+    play(e, [(P1, "BET_2"), (P1, "HIT_DOWN")])
+    assert e.agent_selection == P0
+    banker = e.observe(P0)["observation"]
+    assert banker[L.card(CARD_INDEX["7o"], 1, 0)] == 0.0 and banker[L.card(CARD_INDEX["10e"], 1, 0)] == 0.0
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")])  # 5 + 1 = 6
+    assert r == {P0: -4, P1: 4}
+    assert e.game.banker == 1
+    # A bust shows every hidden card and pays at once.
+    e = table(["6o", "5c", "1e", "1b"], rules={"max_face_down": "all"})
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_DOWN"), (P1, "HIT_DOWN")])  # 6 + 1 + 1 = 8
+    assert r == {P0: 1, P1: -1} and e.infos[P1]["hand"] == ["6o", "1e", "1b"]
+    with pytest.raises(ValueError, match="max_face_down: all and draw_face_down: false clash"):
+        raw_env(rules={"preset": ITALIAN, "max_face_down": "all"})
+    with pytest.raises(ValueError, match="max_face_down"):
+        raw_env(rules={"max_face_down": 2})
+
+
+def test_wild_card_whole_values_only():
+    # 004: "Sono comuni anche varianti del gioco che ... stabiliscono che la matta debba
+    # assumere un punteggio obbligatoriamente da 1 a 7, escludendo dunque il mezzo punto."
+    rules = {"preset": ITALIAN, "wild_whole_only": True, "hands_per_episode": 2}
+    # The matta alone counts 7 (its best whole value), and beats the banker's 5 + 1.
+    e = table(["12o", "5c", "1b"], rules=rules)
+    assert e.infos[P1]["total"] == 7.0
+    r = play(e, [(P1, "BET_2"), (P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 0
+    # 7 + the matta is at least 8: a bust (it would be 7½ counting the matta ½).
+    e = table(["7c", "5o", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert r == {P0: 1, P1: -1}
+    e = table(["7c", "5o", "12o"], rules={**rules, "wild_whole_only": False})
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -1, P1: 1}  # 7½ (plain: even money in the italian preset)
+    # The matta with a figure of its suit still makes a reale (7 + ½), paid double, taking
+    # the bank.
+    e = table(["10o", "5c", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -2, P1: 2}
+    assert e.game.banker == 1
+    with pytest.raises(ValueError, match="wild_whole_only: true needs a wild_card"):
+        raw_env(rules={"wild_whole_only": True})
+
+
+def test_burn_a_three_or_four_received_from_a_hit():
+    # 004: "se uno o più giocatori possiedono come prima carta o ricevono da una chiamata un 3
+    # o un 4 hanno la possibilità di 'bruciare' la loro carta ... ha la libertà di bruciare
+    # tali carte ogni volta che vuole."
+    rules = {"preset": ITALIAN, "burn_three_four": True, "burn_drawn": True, "hands_per_episode": 2}
+    # P1 5o, banker 6c; P1 hits 4e: 5 + 4 = 9 busts, paid at once ("Quando si sballa, la
+    # posta viene subito ritirata dal banco"): nothing left to burn.
+    e = table(["5o", "6c", "4e", "2b"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # P1 2o hits 3e (5): BURN it (shown, out of play), the top card 4b replaces it face-up,
+    # burnt again, then 1b: 2 + 1 = 3; P1 hits 4c (7) and stands; the banker 6 stands.
+    e = table(["2o", "6c", "3e", "4b", "1b", "4c", "5b"], rules=rules)
+    play(e, [(P1, "BET_2"), (P1, "HIT_UP")])
+    assert "BURN" in legal(e)
+    play(e, [(P1, "BURN")])
+    g, L = e.game, e.layout
+    assert g.cards[g.slot(1)] == [CARD_INDEX["2o"], CARD_INDEX["4b"]] and "BURN" in legal(e)
+    banker = e.observe(P0)["observation"]
+    assert banker[L.returned(CARD_INDEX["3e"])] == 1.0 and banker[L.card(CARD_INDEX["3e"], 1, 0)] == 0.0
+    assert banker[L.hand(1, 0) + 8] == 4.0 and banker[L.hand(1, 0) + 6] == 2.0  # the 4b seen, 2 cards
+    play(e, [(P1, "BURN")])
+    assert g.cards[g.slot(1)] == [CARD_INDEX["2o"], CARD_INDEX["1b"]] and "BURN" not in legal(e)
+    play(e, [(P1, "HIT_UP")])  # 4c: 7, it may burn it or play on
+    assert "BURN" in legal(e)
+    r = play(e, [(P1, "STAND"), (P0, "STAND")])  # 7 v 6
+    assert r == {P0: -2, P1: 2}
+    assert g.burned == [] and g.banker == 0  # a new hand: the burnt cards are discards now
+    # Only right after the hit: a raise first gives the burn up.
+    e = table(["2o", "6c", "3e", "4b"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "RAISE_2")])
+    assert "BURN" not in legal(e)
+    # Without burn_drawn only the initial card may be burnt.
+    e = table(["2o", "6c", "3e"], rules={**rules, "burn_drawn": False})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    assert "BURN" not in legal(e)
+    with pytest.raises(ValueError, match="burn_drawn: true needs burn_three_four: true"):
+        raw_env(rules={"preset": ITALIAN, "burn_drawn": True})
+
+
+def test_burn_a_drawn_card_in_a_split_hand():
+    # 004 (as above), in the second hand of a split (000 §9 "Abrirse"): the burnt card leaves
+    # that hand, and every seat's observation follows (the from-scratch reference agrees).
+    from .test_observation_reference import reference_observation
+
+    rules = {"burn_three_four": True, "burn_drawn": True, "four_swap": "off"}
+    e = table(["10o", "6c", "11e", "3b", "2b"], rules=rules)
+    script = [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")]
+    play(e, script)
+    assert legal(e) >= {"BURN"} and e.game.hand == 1
+    play(e, [(P1, "BURN")])
+    g, L = e.game, e.layout
+    assert g.cards[g.slot(1, 1)] == [CARD_INDEX["11e"], CARD_INDEX["2b"]] and g.total[g.slot(1, 1)] == 5
+    for i, a in enumerate(e.possible_agents):
+        np.testing.assert_array_equal(e.observe(a)["observation"], reference_observation(e, i))
+    assert e.observe(P0)["observation"][L.hand(1, 1) + 8] == 2.5
+    r = play(e, [(P1, "STAND"), (P0, "STAND")])  # ½ and 2½ against 6: both lose
+    assert r == {P0: 2, P1: -2}
+    # A burnt card's replacement is dealt as a hit: a figure to a lone figure may split.
+    e = table(["10o", "6c", "3e", "11e", "5b", "2b"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "BURN")])
+    assert legal(e) == {"SPLIT", "KEEP"}
+    play(e, [(P1, "KEEP"), (P1, "HIT_UP"), (P1, "STAND")])  # ½ + ½ + 5 = 6
+    r = play(e, [(P0, "HIT_UP")])  # the banker 6 + 2 = 8: bust
+    assert r == {P0: -1, P1: 1}
+
+
+def test_seven_and_wild_counted_half_instead_of_a_triplee():
+    # 004: "chi ha 7 più la matta può decidere se far valere la matta come 7 e farsi quindi
+    # pagare triplo, oppure se farla valere come mezzo punto (scelta molto più frequente),
+    # farsi pagare doppio e prendere il mazzo".
+    rules = {"preset": ITALIAN, "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 2}
+    e = table(["7c", "5o", "12o"], rules=rules)  # 7 of coppe + the matta: 7½, a reale
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])
+    g = e.game
+    assert not g.triple[g.slot(1)] and g.total[g.slot(1)] == 15 and g.is_reale(g.slot(1))
+    r = play(e, [(P0, "STAND")], {P0: 0, P1: 0})
+    assert r == {P0: -2, P1: 2}  # paid double
+    assert g.banker == 1  # and takes the bank
+    # The banker's 7½ of three cards beats it: no double pay, no bank.
+    e = table(["7c", "5o", "12o", "2b", "10e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP"), (P0, "HIT_UP")])
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # Two 7s are still a triplèe, paid triple whatever the banker makes, keeping the bank.
+    e = table(["7o", "6c", "7e"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 0
+    # Spanish scoring (no reale): the 7½ is paid seven_half_pays (2) and takes the bank.
+    rules = {"wild_card": "12o", "triplee": True, "triplee_wild": "seven_half", "hands_per_episode": 2}
+    e = table(["12o", "5o", "7b"], rules=rules)  # the matta first, then a 7
+    r = play(e, [(P1, "BET_2"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -4, P1: 4} and e.game.banker == 1
+    with pytest.raises(ValueError, match="need triplee: true"):
+        raw_env(rules={"preset": ITALIAN, "triplee_wild": "seven_half"})
+    with pytest.raises(ValueError, match="triplee_wild: seven_half needs a wild_card"):
+        raw_env(rules={"triplee": True, "triplee_wild": "seven_half"})
+
+
+def test_triplee_does_not_take_the_bank_under_the_spanish_rule():
+    # 004: "Nella zona di Novara viene giocata una variante che prevede il 'triplèe': si
+    # realizza con due 7, paga triplo e non prende il mazzo."
+    base = {"wild_card": "12o", "triplee": True, "hands_per_episode": 2}
+    # Default (the engine's reading): 7 + the matta is a triplèe that counts 7½, and under
+    # bank_passes: seven_half it takes the bank.
+    e = table(["7c", "5o", "12o"], rules=base)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 1
+    # triplee_takes_bank: false: paid triple, and the bank stays.
+    rules = {**base, "triplee_takes_bank": False}
+    e = table(["7c", "5o", "12o"], rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -3, P1: 3} and e.game.banker == 0
+    # ... while a plain 7½ still takes it: 3 players, P1 triplèe, P2 6 + ½ + 1 = 7½.
+    e = table(["7c", "6b", "5o", "12o", "10e", "1e"], n=3, rules=rules)
+    r = play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P2, "BET_1"), (P2, "HIT_UP"), (P2, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: -5, P1: 3, P2: 2} and e.game.banker == 2
+
+
+def test_french_hidden_card_only_when_every_card_is_face_up():
+    # 003: "peut demander des cartes à la banque, à condition qu'une seule de ses cartes reste
+    # cachée. Par conséquent, si toutes ses cartes sont visibles, la banque lui donne une carte
+    # cachée, mais si toutes ses cartes sauf une sont visibles, la banque lui en donne une
+    # visible."
+    rules = {"preset": "french", "face_down_choice": False, "hands_per_episode": 2}
+    e = table(["2o", "5c", "3e", "1b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_UP"}  # its first card is hidden: the next comes face-up
+    play(e, [(P1, "HIT_UP"), (P1, "HIT_UP")])  # 2 + 3 + 1 = 6, the 2 still hidden
+    assert e.infos[P1]["hand"] == ["2o*", "3e", "1b"]
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])  # 6 v 5 + 2 = 7
+    assert r == {P0: 1, P1: -1} and e.game.banker == 0
+    # After a split both figures are face-up: each hand's next card comes hidden.
+    e = table(["10o", "5c", "11e", "6b", "1c", "2b", "2c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}
+    play(e, [(P1, "HIT_DOWN")])  # ½ + 6b hidden = 6½
+    assert e.infos[P1]["hand"] == ["10o", "6b*"]
+    assert legal(e) == {"STAND", "HIT_UP"}
+    play(e, [(P1, "STAND"), (P1, "BET_1")])  # the second hand: 11e
+    play(e, [(P1, "HIT_DOWN")])  # ½ + 1c hidden
+    assert legal(e) == {"STAND", "HIT_UP"}
+    play(e, [(P1, "HIT_UP")])  # + 2b = 3½
+    assert e.infos[P1]["hand"] == ["11e", "1c*", "2b"]
+    # 6½ and 3½ against the banker's 5 + 2 = 7: both lose.
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "STAND")])
+    assert r == {P0: 2, P1: -2} and e.game.banker == 0
+    with pytest.raises(ValueError, match="face_down_choice: false needs draw_face_down: true"):
+        raw_env(rules={"preset": ITALIAN, "face_down_choice": False})
+
+
+def test_french_splits_end_at_the_first_non_figure():
+    # 003: "Si un joueur reçoit comme première carte une figure ... et qu'il reçoit
+    # (consécutivement) une autre figure, deux figures, trois figures il pourra rejouer deux
+    # fois, trois fois, quatre fois... jusqu'à ce qu'il reçoive une carte n'étant pas une
+    # figure." and the example: "je reçois un 6 et je décide de m'arrêter à 6 et demi, je
+    # demande la suivante et je reçois une carte valant un demi-point, donc j'ai déjà 1 point
+    # pour la seconde mise, je demande et je reçois un 7 et j'ai dépassé la valeur de la
+    # deuxième mise, ensuite je demande une carte pour la troisième mise".
+    rules = {"preset": "french", "split_first_hand_only": True, "hands_per_episode": 2}
+    deck = ["11o", "4c", "10c", "12e", "6b", "10e", "7b", "5o", "2c"]
+    e = table(deck, rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])  # 3 bets
+    play(e, [(P1, "HIT_UP"), (P1, "STAND")])  # the first bet: 6½
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP")])  # the second: 10c + 10e, 1 point, no split
+    assert legal(e) == {"STAND", "HIT_UP", "HIT_DOWN"}
+    r = play(e, [(P1, "HIT_UP")])  # 7b: over 7½, bust
+    assert r == {P0: 1, P1: -1}
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "STAND")])  # the third: 12e + 5o = 5½
+    r = play(e, [(P0, "HIT_UP"), (P0, "STAND")], r)  # the banker 4 + 2 = 6
+    assert r == {P0: 1, P1: -1}  # 6½ wins, the bust and 5½ lose
+    assert e.game.banker == 0
+    # 000 §9 (the default): the second hand may split again on its figure.
+    e = table(deck, rules={"preset": "french", "hands_per_episode": 2})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")])
+    assert legal(e) == {"SPLIT", "KEEP"}

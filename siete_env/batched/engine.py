@@ -36,7 +36,7 @@ MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the h
 _FREE = {
     "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays", "banker_seven_half_collects",
     "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair", "draw_face_down", "all_face_up",
-    "reveal_seven_half", "banker_policy_rule", "remove_sotas", "max_face_down",
+    "reveal_seven_half", "banker_policy_rule", "remove_sotas",
     # options of features that are off (they change nothing while their feature is off)
     "auction_bids", "fusilar_pays", "triplee_pays", "side_bet_stake", "banker_reale_collects", "both_reale_collects",
 }  # fmt: skip
