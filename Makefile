@@ -19,8 +19,13 @@ $(VENV)/.installed: pyproject.toml setup.py
 train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report
 	$(PY) train.py $(ARGS)
 
-test: $(VENV)/.installed browser  ## the whole test suite (one worker per core: pytest-xdist, a test file per worker)
-	$(PY) -m pytest -n auto --dist loadfile
+# The whole suite (one worker per core: pytest-xdist, a test file per worker; the 15 slowest
+# tests printed), then the tests marked `processor` again on another build of the numba
+# kernels (NUMBA_CPU_NAME=generic: no FMA, other vector widths), so that a float compared
+# tighter than every processor rounds fails here and not on a user's machine (tests/tolerance.py).
+test: $(VENV)/.installed browser
+	$(PY) -m pytest -n auto --dist loadfile --durations=15
+	NUMBA_CPU_NAME=generic $(PY) -m pytest -n auto --dist loadfile -m processor
 
 # The web table's browser test drives Debian's Chromium: installed here when missing (as root
 # with apt-get, as CI runs); elsewhere the test is skipped with a message saying what to install.

@@ -12,12 +12,15 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
+import pytest
 
 from agents.baselines import BankerThreshold, ThresholdPunter
 from siete_env import env
 from siete_env.cards import VALUE2
 from siete_env.game import Game
 from siete_env.rules import resolve_rules
+
+pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
 
 EXACT = -0.1777828
 

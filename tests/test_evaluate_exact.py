@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .tolerance import FLOAT64
+
+pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SINGLE_STAKE = ["--rule", "bet_levels=[1]", "--rule", "four_swap=off", "--rule", "max_splits=0"]

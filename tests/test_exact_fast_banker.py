@@ -16,6 +16,8 @@ from siete_env.solve import ExactEvaluator
 
 from .tolerance import PROBS
 
+pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
+
 SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
 LEVELS = {"preset": "spanish", "four_swap": "off", "max_splits": 0}
 

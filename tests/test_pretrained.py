@@ -19,6 +19,7 @@ from .tolerance import STATED
 META = json.loads((PRETRAINED_DIR / "spanish-headsup.json").read_text())
 
 
+@pytest.mark.processor
 def test_the_stated_exact_values_are_the_shipped_files():
     """NashConv, both best responses and every heuristic pairing, recomputed exactly."""
     sys.path.insert(0, str(PRETRAINED_DIR.parent.parent / "benchmarks"))

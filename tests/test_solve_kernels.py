@@ -12,6 +12,8 @@ from siete_env.solve.states import FOUR
 
 from .tolerance import FLOAT64
 
+pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
+
 RULES = [
     {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0},
     {
