@@ -9,7 +9,9 @@ VENV_RLLIB ?= .venv-rllib
 
 .PHONY: train test demo bench bench-batched rllib test-rllib lint clean openspiel browser table
 
-$(VENV)/.installed: pyproject.toml setup.py
+# game.py, encoding.py and settle.py are compiled at install (mypyc, setup.py): an edit to
+# them reinstalls, or the stale compiled modules would shadow the source
+$(VENV)/.installed: pyproject.toml setup.py siete_env/game.py siete_env/encoding.py siete_env/settle.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,train,web]"
