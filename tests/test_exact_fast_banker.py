@@ -89,7 +89,8 @@ def test_the_generic_columns_are_the_generic_table():
     ev = _evaluator(SINGLE)
     agent = _network(raw_env(2, SINGLE), 7, "Tanh", False, (16,), 0.3)
     cols = np.random.default_rng(0).choice(ev.n_M, 20, replace=False)
-    np.testing.assert_array_equal(_generic_columns(ev, agent, cols), ev._banker_table_from_observations(agent)[:, cols])
+    whole = ev._banker_table_from_observations(agent)[:, cols]  # (BLAS may block other batch sizes otherwise)
+    np.testing.assert_allclose(_generic_columns(ev, agent, cols), whole, rtol=0, atol=PROBS)
 
 
 @pytest.mark.parametrize(("rules", "activation", "hidden", "bias", "greedy_too"), CASES)
