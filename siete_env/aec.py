@@ -251,7 +251,9 @@ class raw_env(AECEnv):
         seed = check_seed(seed)
         check_options(options)
         options = dict(options or {})
-        unknown = [k for k in options if k not in RESET_OPTIONS]
+        # "options": the key PettingZoo's api_test passes through (reset(options={"options": 1})),
+        # ignored without a warning
+        unknown = [k for k in options if k not in RESET_OPTIONS and k != "options"]
         if unknown and warn:
             # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
             # options are ignored, but never silently.

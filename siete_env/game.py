@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SUIT, VALUE2
 from .rules import Rules
@@ -285,6 +285,24 @@ class Game:
         self.phase = _OVERP
         self.new_banker = -1
         self.seat = self.hand = 0
+
+    # ------------------------------------------------------------------ copies
+    def __reduce__(self) -> tuple[object, ...]:
+        """``copy.deepcopy`` and ``pickle`` of a table mid-hand (a search copies the env): a
+        new ``Game`` of the same rules and seats, then every attribute set so far."""
+        state: dict[str, object] = {}
+        for name in _GAME_ATTRS:
+            if name in ("rules", "n", "payouts", "facts", "actions"):
+                continue  # made from the rules again by the fresh Game
+            try:
+                state[name] = getattr(self, name)
+            except AttributeError:  # not set yet (before the first hand, or unused by the rules)
+                pass
+        return (_new_game, (self.rules, self.n), state)
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     # ------------------------------------------------------------------ set-up
     def start(self, banker: int, deck: Sequence[int]) -> None:
@@ -1046,6 +1064,21 @@ class Game:
         for cards in self.cards:
             out.extend(cards)
         return out
+
+
+def _no_shuffle(cards: list[int] | None = None) -> list[int]:
+    raise RuntimeError("a copied Game got no shuffle")  # replaced by the copied state
+
+
+def _new_game(rules: Rules, n: int) -> Game:
+    """A fresh table for ``Game.__reduce__`` (its state is set next)."""
+    return Game(rules, n, _no_shuffle)
+
+
+# every attribute of a table: the compiled class lists them in ``__mypyc_attrs__``, the
+# interpreted one in ``__slots__``
+_attrs: Any = getattr(Game, "__mypyc_attrs__", None) or getattr(Game, "__slots__", ())
+_GAME_ATTRS: Final[tuple[str, ...]] = tuple(str(a) for a in _attrs)
 
 
 assert N_CARDS == 40
