@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.specs import SPEC_HELP, AgentSpec, check_spec, make_agent
+from siete_env import version_text
 from siete_env.guide import describe_action, player_guide
 from siete_env.rules import PRESETS, Rules, cut, resolve_rules
 from siete_env.view import event_lines, seat_view
@@ -649,6 +650,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve a web table on localhost: play Siete y Media in a browser against the agents.",
         epilog=SPEC_HELP,
     )
+    ap.add_argument("--version", action="version", version=version_text("siete-table"))
     ap.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )
