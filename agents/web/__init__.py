@@ -212,7 +212,10 @@ class Table:
         view = seat_view(self.env, self.me).to_dict()
         for s in view["seats"]:
             spec = self.specs.get(s["seat"], "")
-            s["name"] = "you" if s["seat"] == self.me else self.names.get(spec, spec)
+            name = self.names.get(spec, spec)
+            if spec.startswith("pretrained:") and name == spec:
+                name = "pretrained agent"  # the pair's two specs each play both roles as the bank passes
+            s["name"] = "you" if s["seat"] == self.me else name
         legal = self.legal()
         return {
             "view": view,
@@ -606,6 +609,12 @@ def create_app(server: Server | dict[str, Any] | None = None):
                 return jsonify(t.state())
         except TableError as err:
             return _error(str(err), 400, err.field)
+
+    @app.get("/favicon.ico")
+    def favicon():
+        resp = Response(cardart.png(cardart.card_back(32)), mimetype="image/png")
+        resp.headers["Cache-Control"] = "public, max-age=86400"
+        return resp
 
     @app.get("/cards/<deck>/<card>.png")
     def card(deck: str, card: str):
