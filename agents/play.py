@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from agents.specs import SPEC_HELP, check_spec, make_agent
+from siete_env import version_text
 from siete_env.guide import describe_action, player_guide
-from siete_env.render import unit_of
+from siete_env.render import amount, unit_of
 from siete_env.view import event_lines, seat_view
 
 _MAX_REPLY = 200  # characters of a reply read (a move is a word or a number)
@@ -81,16 +82,16 @@ def table_view(raw: Any, me: int, names: dict[int, str], title: str) -> Any:
     from rich.table import Table
 
     view = seat_view(raw, me)
-    t = Table(title=title, title_justify="left", show_lines=False, expand=False)
+    t = Table(title=f"{title} — {view.header}", title_justify="left", show_lines=False, expand=False)
     for col in ("", "seat", "role", "cards", "total", "stake", "status", view.unit):
         t.add_column(col)
     for s in view.seats:
         who = f"player_{s.seat}" + (" (you)" if s.you else f" {names.get(s.seat, '')}")
         for h, hand in enumerate(s.hands):
-            cards = " ".join(
+            cards = ", ".join(
                 "[dim]▒▒[/dim]"
                 if c.id is None
-                else (f"[reverse]{c.label}[/reverse]*" if c.face_down else f"[bold]{c.label}[/bold]")
+                else (f"[reverse]{c.name}[/reverse]*" if c.face_down else f"[bold]{c.name}[/bold]")
                 for c in hand.cards
             )
             t.add_row(
@@ -142,12 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Siete y Media against the agents in the terminal.",
         epilog=SPEC_HELP,
     )
+    ap.add_argument("--version", action="version", version=version_text("siete-play"))
     ap.add_argument("--seat", type=int, default=1, help="your seat, 0..players-1 (default 1)")
     ap.add_argument("--players", type=int, default=2, help="table size, 2..12 (default 2)")
     ap.add_argument("--rules", default="spanish", help="a preset name or a rules YAML file (default spanish)")
     ap.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE", help="a rule option (repeatable)")
     ap.add_argument(
-        "--opponents", nargs="+", default=["smart:6"], help="agent specs for the other seats, in seat order"
+        "--opponents",
+        nargs="+",
+        default=["smart:6"],
+        help="agent specs for the other seats, in seat order (default: smart:6; the web table's default is the pretrained pair)",
     )
     ap.add_argument("--banker", type=int, default=None, help="the first banker's seat (default: drawn)")
     ap.add_argument("--episodes", type=int, default=3, help="episodes to play (default 3; q stops earlier)")
@@ -221,7 +226,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
             if args.deck and episode == 1:
                 options["deck"] = args.deck
             e.reset(seed=args.seed if episode == 1 else None, options=options or None)
-            console.rule(f"episode {episode}")
+            console.rule(f"episode {episode} — hand {e.hands_before + 1}")
             start_chips = list(e.game.chips)
             seen = 0
 
@@ -269,8 +274,15 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
             won = g.chips[me] - start_chips[me]
             score += won
             results = ", ".join(f"player_{s} {g.chips[s]:+d}" for s in range(args.players))
-            verdict = "you win" if won > 0 else ("you lose" if won < 0 else "you break even")
-            console.print(f"result: {results} — [bold]{verdict} {won:+d}[/bold]; running score [bold]{score:+d}[/bold]")
+            unit = unit_of(g)
+            verdict = (
+                f"you win {amount(won, unit)}"
+                if won > 0
+                else (f"you lose {amount(-won, unit)}" if won < 0 else "you break even")
+            )
+            for line in seat_view(e, me).why:
+                console.print(f"why: {escape(line)}")
+            console.print(f"result: {results} — [bold]{verdict}[/bold]; running score [bold]{score:+d}[/bold]")
     finally:
         if args.script and args.script != "-" and source is not None:
             source.close()

@@ -11,7 +11,25 @@ from .gym_env import SeatEnv, register_envs
 from .registration import PETTINGZOO_ID, register_pettingzoo
 from .rules import PRESETS, Rules, resolve_rules
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("siete-env")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0.1.0"
+
+
+__version__ = _version()
+
+
+def version_text(prog: str) -> str:
+    """What a command's ``--version`` prints: its name, the package version (read from the
+    installed package's metadata) and whether the engine runs compiled."""
+    return f"{prog} (siete-env {__version__}, engine {'compiled' if COMPILED else 'pure Python'})"
+
+
 COMPILED = not _game.__file__.endswith(".py")
 """Whether the engine runs compiled (mypyc, built at install) or as pure Python."""
 register_envs()  # gymnasium ids SieteYMedia-{Punter,Banker}-v0, QuattroEMezzo-{Punter,Banker}-v0
@@ -28,4 +46,5 @@ __all__ = [
     "env",
     "raw_env",
     "resolve_rules",
+    "version_text",
 ]

@@ -145,6 +145,7 @@ class raw_env(AECEnv):
         self._deck_array = np.array(self._deck_cards, dtype=np.int8)
         self._rewarded = False
         self._started = False  # True from the first reset on
+        self.hands_before = 0  # hands played in earlier episodes of this env: the header's running count
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for attributes that do not exist: the per-episode ones before reset.
@@ -250,7 +251,9 @@ class raw_env(AECEnv):
         seed = check_seed(seed)
         check_options(options)
         options = dict(options or {})
-        unknown = [k for k in options if k not in RESET_OPTIONS]
+        # "options": the key PettingZoo's api_test passes through (reset(options={"options": 1})),
+        # ignored without a warning
+        unknown = [k for k in options if k not in RESET_OPTIONS and k != "options"]
         if unknown and warn:
             # Gymnasium/PettingZoo convention (and PettingZoo's api_test): unknown reset
             # options are ignored, but never silently.
@@ -279,6 +282,8 @@ class raw_env(AECEnv):
 
     def _start(self, banker: int, deck: list[int]) -> None:
         g = self.game
+        if self._started:
+            self.hands_before += g.hand_no  # the hands the last episode settled
         g.start(banker, deck)
         g.payments.clear()
         self.encoder.reset()
@@ -464,17 +469,20 @@ class raw_env(AECEnv):
             raise self._not_started("table_image()")
         from .render import table_image
 
-        return table_image(self.game, self.rules.deck, self.rules.hands_per_episode)
+        return table_image(self.game, self.rules.deck, self.rules.hands_per_episode, hands_before=self.hands_before)
 
     def table_text(self) -> str:
-        """The table as a player watching it sees it, plus the hidden cards in brackets."""
+        """The table as a player watching it sees it, plus the hidden cards in brackets; the
+        header counts the hands over the env's episodes, and a settled hand ends with why
+        each hand was paid (``siete_env.render.result_lines``)."""
         if not self._started:
             raise self._not_started("table_text()")
         g = self.game
         deck, label = self.rules.deck, card_label
-        from .render import header_text
+        from .render import amount, header_text, result_lines, unit_of
 
-        lines = [header_text(g, self.rules.hands_per_episode)]
+        unit = unit_of(g)
+        lines = [header_text(g, self.rules.hands_per_episode, self.hands_before)]
         for s in [*g.order, g.banker]:
             role = "banker" if s == g.banker else "punter"
             for h in range(g.nhands[s]):
@@ -483,9 +491,11 @@ class raw_env(AECEnv):
                 cards = " ".join(f"[{label(c, deck)}]" if c == g.hidden[k] else label(c, deck) for c in g.cards[k])
                 mark = ">" if (s == g.acting_seat and h == g.hand) else " "
                 stake = f" stake {g.stake[k]}" if role == "punter" else ""
+                chips = amount(g.chips[s], unit).replace(str(g.chips[s]), f"{g.chips[s]:+d}", 1)
                 lines.append(
-                    f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  {'points' if g.rules.scoring == 'points' else 'chips'} {g.chips[s]:+d}"
+                    f"{mark} player_{s} {role:6s} hand {h}: {cards:20s} total {format_total(g.total[k]):>3s} {st}{stake}  {chips}"
                 )
+        lines += [f"  why: {line}" for line in result_lines(g)]
         return "\n".join(lines)
 
 

@@ -121,6 +121,7 @@ class Layout:
     """Offsets of the observation blocks for ``n`` seats and ``H`` hand slots."""
 
     def __init__(self, n: int, hands_per_seat: int, top_stake: int, hands_per_episode: int, shoe: bool = False):
+        self._args = (n, hands_per_seat, top_stake, hands_per_episode, shoe)
         self.n, self.H = n, hands_per_seat
         self.shoe = shoe
         self.W = n * hands_per_seat + int(CardColumn.SEEN_IN_SHOE) + (1 if shoe else 0)
@@ -145,6 +146,13 @@ class Layout:
         self.low, self.high = low, high
 
     # -- the cards block: row ``card`` (``W`` columns), flattened
+    def __reduce__(self) -> tuple[object, ...]:
+        """``pickle``: the layout made again from its arguments."""
+        return (Layout, self._args)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Layout:
+        return self  # never changed once made: copies of an env share it
+
     def column(self, col: CardColumn) -> int:
         """The column of ``col`` in a card's row."""
         return self.n * self.H + int(col)
@@ -300,6 +308,17 @@ class Encoder:
                     t[L.status_feature(s, h, Status.WAITING if h == 0 else Status.EMPTY)] = 1.0
             self._templates.append(t)
         self._cursor = 0
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """``copy.deepcopy`` and ``pickle`` (with its game, mid-hand): a new encoder of the
+        game (its index tables rebuilt) and the public view read so far."""
+        return (Encoder, (self.game,), (self.pub, self._vis, self._adj, self._cursor))
+
+    def __setstate__(self, state: tuple[Any, Any, Any, Any]) -> None:
+        pub, vis, adj, cursor = state
+        self.pub = pub
+        self._pv = memoryview(pub)
+        self._vis, self._adj, self._cursor = vis, adj, cursor
 
     def reset(self) -> None:
         """Forget everything: the game's event log starts again."""

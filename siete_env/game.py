@@ -15,11 +15,18 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SUIT, VALUE2
 from .rules import Rules
 from .settle import (
+    OUT_BUST,
+    OUT_FUSILAR,
+    OUT_FUSILAR_BANKER_SEVEN_HALF,
+    OUT_POINTS_BEST,
+    OUT_POINTS_DOUBLE,
+    OUT_POINTS_UPSET,
+    OUT_TRIPLEE,
     Payouts,
     RuleFacts,
     Shown,
@@ -95,6 +102,9 @@ EV_ANNOUNCE: Final = 10  # (EV_ANNOUNCE, seat): the punter announced 7½ (canto)
 EV_BID: Final = 11  # (EV_BID, seat, amount): a bid for the bank
 EV_ACE_HALF: Final = 12  # (EV_ACE_HALF, seat): the seat's initial ace now counts ½
 EV_SIDE: Final = 13  # (EV_SIDE, target_seat, stake): a side bet was placed on the seat's hand
+EV_RESULT: Final = 14  # (EV_RESULT, seat, hand, outcome, won, total, banker_total): why a hand was paid
+# (``settle.OUT_*``; ``won``: chips won, negative lost, or points scored; the totals in half
+# points, the banker's -1 when it had not played). ``render.explain_result`` says it in words.
 
 
 FIXED_ACTIONS: Final[tuple[ActionDef, ...]] = tuple(
@@ -280,6 +290,24 @@ class Game:
         self.phase = _OVERP
         self.new_banker = -1
         self.seat = self.hand = 0
+
+    # ------------------------------------------------------------------ copies
+    def __reduce__(self) -> tuple[object, ...]:
+        """``copy.deepcopy`` and ``pickle`` of a table mid-hand (a search copies the env): a
+        new ``Game`` of the same rules and seats, then every attribute set so far."""
+        state: dict[str, object] = {}
+        for name in _GAME_ATTRS:
+            if name in ("rules", "n", "payouts", "facts", "actions"):
+                continue  # made from the rules again by the fresh Game
+            try:
+                state[name] = getattr(self, name)
+            except AttributeError:  # not set yet (before the first hand, or unused by the rules)
+                pass
+        return (_new_game, (self.rules, self.n), state)
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     # ------------------------------------------------------------------ set-up
     def start(self, banker: int, deck: Sequence[int]) -> None:
@@ -478,11 +506,16 @@ class Game:
         self.events.append((EV_STATUS, s, h, self.status[k], st))
         self.status[k] = st
 
-    def _result(self, s: int, h: int, mult: int) -> None:
-        """Settle a punter hand: it wins ``mult`` times its stake (loses, if negative); side
-        bets on a seat's first hand follow it at their own stake."""
+    def _result(self, s: int, h: int, outcome: int) -> None:
+        """Settle a punter hand by its ``outcome`` (``settle.OUT_*``): it wins what the
+        outcome pays times its stake (loses, if negative; ``Payouts.by_outcome``); side bets
+        on a seat's first hand follow it at their own stake."""
         b = self.banker
-        st = self.stake[s * self.H + h]
+        k = s * self.H + h
+        st = self.stake[k]
+        mult = self.payouts.by_outcome[outcome]
+        banker_total = self.total[b * self.H] if self.status[b * self.H] in (_STOOD, _BUST) else -1
+        self.events.append((EV_RESULT, s, h, outcome, st * mult, self.total[k], banker_total))
         if mult > 0:
             self._pay(b, s, st * mult)
         else:
@@ -782,7 +815,7 @@ class Game:
             self._reveal(s, h)  # a bust hand is shown
             self._set_status(s, h, _BUST)
             if not self._points:
-                self._result(s, h, -1)
+                self._result(s, h, OUT_BUST)
             self._end_punter_hand()
         elif self._points and self._made_instant(k):  # it wins the game at once
             self._reveal(s, h)
@@ -922,7 +955,7 @@ class Game:
                 self._reveal(s, h)  # showdown: standing hands are shown
                 P = self.total[k]
                 if self.triple and self.triple[k]:  # triplèe: paid triple, whatever the banker has
-                    self._result(s, h, self.rules.triplee_pays)
+                    self._result(s, h, OUT_TRIPLEE)
                     continue
                 if self.blind and self.blind[k] >= 0:  # a shot 7: its card is shown now
                     c = self.blind[k]
@@ -932,16 +965,16 @@ class Game:
                     P = self.total[k] = self._slot_total(k)
                     if P > self._limit:
                         self._set_status(s, h, _BUST)
-                        self._result(s, h, -1)
+                        self._result(s, h, OUT_BUST)
                     elif B == self._limit:
-                        self._result(s, h, -pay.both_seven_half)
+                        self._result(s, h, OUT_FUSILAR_BANKER_SEVEN_HALF)
                     else:
-                        self._result(s, h, self.rules.fusilar_pays)
+                        self._result(s, h, OUT_FUSILAR)
                     continue
                 p_reale = reale and P == self._limit and self.is_reale(k)
                 if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
                     best_reale = k
-                self._result(s, h, pay.multiplier(P, B, p_reale, banker_reale))
+                self._result(s, h, pay.outcome(P, B, p_reale, banker_reale))
         self._pass_bank(B, banker_reale, best_reale)
         self._next_hand()
 
@@ -968,8 +1001,13 @@ class Game:
             self._turn(-1, _OVERP)
             return
         winners, upset = hand_winners(hands, len(seats) - 1, facts)
+        B = hands[-1].total if hands[-1].standing else -1
         for i in winners:
-            self._pay(-1, seats[i], hand_points(hands[i], facts))
+            hand = hands[i]
+            won = hand_points(hand, facts)
+            why = OUT_POINTS_DOUBLE if hand.double else (OUT_POINTS_UPSET if upset else OUT_POINTS_BEST)
+            self.events.append((EV_RESULT, seats[i], 0, why, won, hand.total, B))
+            self._pay(-1, seats[i], won)
         if winners and takes_bank(hands[winners[0]], upset, facts):
             tied = [seats[i] for i in winners]
             while len(tied) > 1 and len(self.deck) - self.pos >= len(tied):  # one more card each, face-up
@@ -1081,6 +1119,21 @@ class Game:
         for cards in self.cards:
             out.extend(cards)
         return out
+
+
+def _no_shuffle(cards: list[int] | None = None) -> list[int]:
+    raise RuntimeError("a copied Game got no shuffle")  # replaced by the copied state
+
+
+def _new_game(rules: Rules, n: int) -> Game:
+    """A fresh table for ``Game.__reduce__`` (its state is set next)."""
+    return Game(rules, n, _no_shuffle)
+
+
+# every attribute of a table: the compiled class lists them in ``__mypyc_attrs__``, the
+# interpreted one in ``__slots__``
+_attrs: Any = getattr(Game, "__mypyc_attrs__", None) or getattr(Game, "__slots__", ())
+_GAME_ATTRS: Final[tuple[str, ...]] = tuple(str(a) for a in _attrs)
 
 
 assert N_CARDS == 40

@@ -171,15 +171,131 @@ def unit_of(g: Game) -> str:
     return "points" if g.rules.scoring == "points" else "chips"
 
 
-def header_text(g: Game, hands_per_episode: int) -> str:
-    """The line over the table: which hand, the phase, the cards left (also the text view's)."""
-    over = g.phase == Phase.OVER
-    done = g.hand_no + (0 if over else 1)
+def amount(n: int, unit: str) -> str:
+    """``n`` of a unit, singular or plural: ``1 chip``, ``2 chips``, ``1 point``."""
+    return f"{n} {unit[:-1] if abs(n) == 1 and unit.endswith('s') else unit}"
+
+
+_PHASE_WORDS = {
+    Phase.BET: "betting",
+    Phase.DRAW: "drawing",
+    Phase.SPLIT: "a split to decide",
+    Phase.BANKER: "the banker plays",
+    Phase.OVER: "hand over",
+    Phase.AUCTION: "bidding for the bank",
+    Phase.SIDE_BETS: "side bets",
+}
+
+
+def phase_words(phase: int) -> str:
+    """The phase as people say it (``betting``, ``drawing``, ``the banker plays``, ...)."""
+    return _PHASE_WORDS[Phase(phase)]
+
+
+def hand_number(g: Game, hands_before: int = 0) -> int:
+    """The number of the hand on the table, counted over the session: ``hands_before`` hands
+    played in earlier episodes plus this episode's (the last one, once it is over)."""
+    return hands_before + g.hand_no + (0 if g.phase == Phase.OVER else 1)
+
+
+def header_text(g: Game, hands_per_episode: int, hands_before: int = 0) -> str:
+    """The line over the table: which hand (``hands_before``: hands of earlier episodes, for
+    a running count over a session), what is happening, the cards left (also the text
+    view's): ``hand 3 · drawing · 34 cards left in the deck``."""
+    n = hand_number(g, hands_before)
     if g.rules.play_to_target:
-        hand = f"hand {done} (game to {g.rules.target_score} points)"
+        hand = f"hand {n} (the game goes to {g.rules.target_score} points)"
+    elif hands_per_episode > 1:
+        hand = f"hand {n} ({g.hand_no + (0 if g.phase == Phase.OVER else 1)} of {hands_per_episode} this episode)"
     else:
-        hand = f"hand {done}/{hands_per_episode}"
-    return f"{hand}   phase {Phase(g.phase).name.lower()}   {g.cards_left()} cards in the deck"
+        hand = f"hand {n}"
+    left = g.cards_left()
+    return f"{hand} · {phase_words(g.phase)} · {left} card{'' if left == 1 else 's'} left in the deck"
+
+
+def _times(mult: int) -> str:
+    return {1: "even money", 2: "double", 3: "triple"}.get(mult, f"{mult} times the stake")
+
+
+def explain_result(ev: tuple, g: Game, me: int = -1, banker: int = -1) -> str:
+    """Why a hand was paid what it was, in one line, from its ``EV_RESULT`` event (the
+    outcome ``settle.Payouts.outcome`` gave the payment, ``settle.OUT_*``): ``you stood on
+    6½, the banker busts with 8: you win 2 chips``; ``tie at 7: ties go to the banker — you
+    lose 2 chips``; ``7½: paid double — you win 4 chips``. ``me``: the seat reading it
+    (``you``), -1 for a spectator; ``banker``: that hand's banker."""
+    from . import settle as S
+
+    _, s, h, outcome, won, total, btotal = ev
+    unit = unit_of(g)
+    pays = g.payouts.by_outcome
+    P, B = format_total(total), format_total(btotal) if btotal >= 0 else "?"
+    punter = "you" if s == me else f"player {s}" + (f" (hand {h + 1})" if h else "")
+    bank = "you" if banker == me and banker >= 0 else "the banker"
+    if outcome >= S.OUT_POINTS_BEST:  # the points game
+        has = "have" if s == me else "has"
+        why = {
+            S.OUT_POINTS_BEST: f"{punter} {has} the best hand at the table, {P}",
+            S.OUT_POINTS_UPSET: f"{'your' if s == me else punter + chr(39) + 's'} {P} upsets {format_total(g.facts.upset[1]) if g.facts.upset else '?'}",
+            S.OUT_POINTS_DOUBLE: f"{punter} {has} a double, which beats everything",
+        }[outcome]
+        return f"{why} — {punter} {'score' if s == me else 'scores'} {amount(won, unit)}"
+    why = {
+        S.OUT_BUST: f"{punter} {'bust' if s == me else 'busts'} with {P} (over {format_total(g.facts.limit)})",
+        S.OUT_LOWER: f"{punter} stood on {P}, {bank} on {B}: the higher total wins",
+        S.OUT_TIE: f"tie at {P}: ties go to the banker",
+        S.OUT_BANKER_SEVEN_HALF: f"{bank} made 7½"
+        + (f", which collects {_times(-pays[outcome])}" if pays[outcome] < -1 else f", beating {P}"),
+        S.OUT_BOTH_SEVEN_HALF: "7½ each: ties go to the banker"
+        + (f", which collects {_times(-pays[outcome])}" if pays[outcome] < -1 else ""),
+        S.OUT_BANKER_REALE: f"{bank} made sette e mezzo reale: it collects {_times(-pays[outcome])}",
+        S.OUT_BOTH_REALE: f"a reale each: the banker's wins, collecting {_times(-pays[outcome])}",
+        S.OUT_HIGHER: f"{punter} stood on {P}, {bank} on {B}: the higher total wins",
+        S.OUT_BANKER_BUST: f"{punter} stood on {P}, {bank} {'bust' if bank == 'you' else 'busts'} with {B}",
+        S.OUT_SEVEN_HALF: f"7½ against {B}: paid {_times(pays[outcome])}",
+        S.OUT_SEVEN_HALF_BANKER_BUST: f"7½ (and {bank} {'bust' if bank == 'you' else 'busts'} with {B}): paid {_times(pays[outcome])}",
+        S.OUT_REALE: f"sette e mezzo reale: paid {_times(pays[outcome])}",
+        S.OUT_TRIPLEE: f"two 7s (triplèe): paid {_times(pays[outcome])} whatever the banker holds",
+        S.OUT_FUSILAR: f"the shot 7 made 7½: paid {_times(pays[outcome])}",
+        S.OUT_FUSILAR_BANKER_SEVEN_HALF: f"the shot 7 made 7½, but {bank} made 7½ too",
+    }[outcome]
+    if s == me:
+        result = f"you {'win' if won > 0 else 'lose'} {amount(abs(won), unit)}"
+    elif banker == me and banker >= 0:
+        result = f"you {'lose' if won > 0 else 'win'} {amount(abs(won), unit)}"
+    else:
+        result = f"{punter} {'wins' if won > 0 else 'loses'} {amount(abs(won), unit)}"
+    return f"{why} — {result}"
+
+
+def settled_results(g: Game) -> tuple[int, list[tuple]]:
+    """The ``EV_RESULT`` events of the latest hand that has results, and its banker (``(-1,
+    [])`` before any): what ``result_lines`` explains."""
+    from .game import EV_NEW_HAND, EV_RESULT
+
+    events = g.events
+    i = len(events) - 1
+    while i >= 0 and events[i][0] != EV_RESULT:
+        i -= 1
+    if i < 0:
+        return -1, []
+    start = i
+    while start > 0 and events[start][0] != EV_NEW_HAND:
+        start -= 1
+    out = []
+    for ev in events[start:]:
+        if ev[0] == EV_NEW_HAND and out:
+            break
+        if ev[0] == EV_RESULT:
+            out.append(ev)
+    return events[start][1], out
+
+
+def result_lines(g: Game, me: int = -1) -> list[str]:
+    """Why each hand of the latest settled hand was paid what it was (``explain_result``),
+    for seat ``me`` (-1: a spectator); a seat's own results first."""
+    banker, results = settled_results(g)
+    results.sort(key=lambda ev: ev[1] != me)
+    return [explain_result(ev, g, me, banker) for ev in results]
 
 
 def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker: bool, mark: bool) -> None:
@@ -199,17 +315,22 @@ def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker
 
 
 def table_image(
-    g: Game, deck: str = "spanish", hands_per_episode: int = 1, boxes: list[TextBox] | None = None
+    g: Game,
+    deck: str = "spanish",
+    hands_per_episode: int = 1,
+    boxes: list[TextBox] | None = None,
+    hands_before: int = 0,
 ) -> np.ndarray:
     """An RGB frame (``uint8``) of the table: the public view (face-down cards as backs).
-    ``boxes``, a list, receives every text drawn (``TextBox``)."""
+    ``boxes``, a list, receives every text drawn (``TextBox``); ``hands_before``: hands of
+    earlier episodes, for the header's running count."""
     n, H = g.n, g.hands_per_seat
     shape = frame_shape(n, H)
     c = _Canvas(shape, boxes)
     if not hasattr(g, "hidden"):  # never started
         return c.frame()
     cols, rows, panel_w, _ = _layout(n, H)
-    c.text(PAD, 7, shape[1] - 2 * PAD, HEADER_H - 8, header_text(g, hands_per_episode), WHITE, 14)
+    c.text(PAD, 7, shape[1] - 2 * PAD, HEADER_H - 8, header_text(g, hands_per_episode, hands_before), WHITE, 14)
     over = g.phase == Phase.OVER
     unit = unit_of(g)
     order = [*g.order, g.banker]  # turn order, the banker last; seats sitting out after
@@ -240,4 +361,18 @@ def table_image(
     return c.frame()
 
 
-__all__ = ["TextBox", "face_down_cards", "frame_shape", "header_text", "status_word", "table_image", "unit_of"]
+__all__ = [
+    "TextBox",
+    "amount",
+    "explain_result",
+    "face_down_cards",
+    "frame_shape",
+    "hand_number",
+    "header_text",
+    "phase_words",
+    "result_lines",
+    "settled_results",
+    "status_word",
+    "table_image",
+    "unit_of",
+]

@@ -145,6 +145,31 @@ def is_double(cards: Sequence[int], facts: RuleFacts) -> bool:
     return RANK[a] == r and (RANK[b] == r or b == facts.wild)
 
 
+# --------------------------------------------------------------------------- outcomes
+# Why a punter hand of the banking game was paid what it was (``Payouts.outcome``; the engine
+# records the code with the payment: ``game.EV_RESULT``). ``Payouts.by_outcome[code]`` is
+# what the code pays, in stakes; ``siete_env.render.explain_result`` says it in words.
+OUT_LOWER = 0  # the banker's total is higher
+OUT_TIE = 1  # equal totals: ties go to the banker
+OUT_BANKER_SEVEN_HALF = 2  # the banker made 7½
+OUT_BOTH_SEVEN_HALF = 3  # both made 7½
+OUT_BANKER_REALE = 4  # the banker made sette e mezzo reale
+OUT_BOTH_REALE = 5  # both made a reale
+OUT_HIGHER = 6  # the punter's total is higher
+OUT_BANKER_BUST = 7  # the banker went over the limit
+OUT_SEVEN_HALF = 8  # the punter's 7½ beats the banker's total
+OUT_SEVEN_HALF_BANKER_BUST = 9  # the punter's 7½ and the banker bust
+OUT_REALE = 10  # the punter's reale
+OUT_BUST = 11  # the punter went over the limit (it loses whatever the banker does)
+OUT_TRIPLEE = 12  # two 7s (triplèe): paid whatever the banker holds
+OUT_FUSILAR = 13  # a shot 7 that made 7½ at the showdown
+OUT_FUSILAR_BANKER_SEVEN_HALF = 14  # a shot 7 that made 7½ against the banker's 7½
+OUT_POINTS_BEST = 15  # the points game: the best hand at the table scores
+OUT_POINTS_UPSET = 16  # the points game: the upset total beat the total it upsets
+OUT_POINTS_DOUBLE = 17  # the points game: a double beats everything
+N_OUTCOMES = 18
+
+
 # --------------------------------------------------------------------------- the banking game
 class Payouts:
     """Settlement multipliers of the banking game: what a standing punter hand wins, in
@@ -160,19 +185,40 @@ class Payouts:
         self.banker_reale: int = rules.banker_reale_collects
         self.both_reale: int = rules.both_reale_collects
 
-    def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
-        """A standing punter total ``punter`` (half points, at most the limit) against the
-        banker's ``banker``: ties and lower totals lose one stake."""
+        # what each outcome (``OUT_*``) pays, in stakes: the one table ``multiplier`` reads
+        self.by_outcome: list[int] = [0] * N_OUTCOMES
+        for code, mult in (
+            (OUT_LOWER, -1), (OUT_TIE, -1), (OUT_BANKER_SEVEN_HALF, -self.banker_seven_half),
+            (OUT_BOTH_SEVEN_HALF, -self.both_seven_half), (OUT_BANKER_REALE, -self.banker_reale),
+            (OUT_BOTH_REALE, -self.both_reale), (OUT_HIGHER, 1), (OUT_BANKER_BUST, 1),
+            (OUT_SEVEN_HALF, self.seven_half), (OUT_SEVEN_HALF_BANKER_BUST, self.seven_half),
+            (OUT_REALE, self.reale), (OUT_BUST, -1), (OUT_TRIPLEE, rules.triplee_pays),
+            (OUT_FUSILAR, rules.fusilar_pays), (OUT_FUSILAR_BANKER_SEVEN_HALF, -self.both_seven_half),
+        ):  # fmt: skip
+            self.by_outcome[code] = mult
+
+    def outcome(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
+        """Why a standing punter total ``punter`` (half points, at most the limit) wins or
+        loses against the banker's ``banker``: an ``OUT_*`` code (``by_outcome`` says what it
+        pays; ``siete_env.render.explain_result`` says it in words). Ties and lower totals
+        lose one stake."""
         limit = self.limit
         if banker == limit:
             if banker_reale:
-                return -(self.both_reale if punter_reale else self.banker_reale)
-            return -(self.both_seven_half if punter == limit else self.banker_seven_half)
+                return OUT_BOTH_REALE if punter_reale else OUT_BANKER_REALE
+            return OUT_BOTH_SEVEN_HALF if punter == limit else OUT_BANKER_SEVEN_HALF
         if banker > limit or punter > banker:
             if punter_reale:
-                return self.reale
-            return self.seven_half if punter == limit else 1
-        return -1
+                return OUT_REALE
+            if punter == limit:
+                return OUT_SEVEN_HALF_BANKER_BUST if banker > limit else OUT_SEVEN_HALF
+            return OUT_BANKER_BUST if banker > limit else OUT_HIGHER
+        return OUT_TIE if punter == banker else OUT_LOWER
+
+    def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
+        """A standing punter total ``punter`` (half points, at most the limit) against the
+        banker's ``banker``, in stakes won (negative: lost): what its ``outcome`` pays."""
+        return self.by_outcome[self.outcome(punter, banker, punter_reale, banker_reale)]
 
 
 # --------------------------------------------------------------------------- the points game
@@ -261,6 +307,25 @@ def tie_card_value(card: int) -> int:
 
 
 __all__ = [
+    "N_OUTCOMES",
+    "OUT_BANKER_BUST",
+    "OUT_BANKER_REALE",
+    "OUT_BANKER_SEVEN_HALF",
+    "OUT_BOTH_REALE",
+    "OUT_BOTH_SEVEN_HALF",
+    "OUT_BUST",
+    "OUT_FUSILAR",
+    "OUT_FUSILAR_BANKER_SEVEN_HALF",
+    "OUT_HIGHER",
+    "OUT_LOWER",
+    "OUT_POINTS_BEST",
+    "OUT_POINTS_DOUBLE",
+    "OUT_POINTS_UPSET",
+    "OUT_REALE",
+    "OUT_SEVEN_HALF",
+    "OUT_SEVEN_HALF_BANKER_BUST",
+    "OUT_TIE",
+    "OUT_TRIPLEE",
     "Payouts",
     "PointsRow",
     "RuleFacts",

@@ -15,7 +15,7 @@ from typing import Any
 
 from .cards import card_id, card_label, card_name, format_total
 from .game import Phase, Status
-from .render import face_down_cards, header_text, status_word, unit_of
+from .render import amount, explain_result, face_down_cards, header_text, result_lines, status_word, unit_of
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ class TableView:
     over: bool
     unit: str  # chips / points
     seats: tuple[SeatView, ...] = field(default_factory=tuple)
+    hand_no: int = 1  # the hand on the table, counted over the env's episodes
+    why: tuple[str, ...] = ()  # why the latest settled hand paid what it did (render.result_lines)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,8 +98,11 @@ def seat_view(env: Any, me: int) -> TableView:
         role = "banker" if s == g.banker else "punter"
         seats.append(SeatView(s, role, g.chips[s], acting, tuple(hands), s == me))
     unit = unit_of(g)
-    header = header_text(g, env.rules.hands_per_episode)
-    return TableView(me, header, Phase(g.phase).name.lower(), over, unit, tuple(seats))
+    before = getattr(env, "hands_before", 0)
+    header = header_text(g, env.rules.hands_per_episode, before)
+    hand_no = before + g.hand_no + (0 if over else 1)
+    why = tuple(result_lines(g, me))
+    return TableView(me, header, Phase(g.phase).name.lower(), over, unit, tuple(seats), hand_no, why)
 
 
 __all__ = ["CardView", "HandView", "SeatView", "TableView", "event_lines", "seat_view"]
@@ -119,11 +124,22 @@ def event_lines(env: Any, me: int, since: int = 0) -> list[str]:
     def verb(s: int, yours: str, theirs: str) -> str:
         return f"{who(s)} {yours if s == me else theirs}"
 
+    before = getattr(env, "hands_before", 0)
+    banker = g.banker
+    for ev in g.events[: max(0, since)][::-1]:  # the banker of the hand under way at ``since``
+        if ev[0] == G.EV_NEW_HAND:
+            banker = ev[1]
+            break
     out = []
     for ev in g.events[since:]:
         kind = ev[0]
         if kind == G.EV_NEW_HAND:
-            out.append(f"— hand {ev[2] + 1}: player {ev[1]} is the banker —")
+            banker = ev[1]
+            out.append(
+                f"— hand {before + ev[2] + 1}: {'you are' if ev[1] == me else f'player {ev[1]} is'} the banker —"
+            )
+        elif kind == G.EV_RESULT:
+            out.append(explain_result(ev, g, me, banker))
         elif kind == G.EV_DEAL:
             _, c, s, h, up = ev
             if up or s == me:
@@ -148,11 +164,11 @@ def event_lines(env: Any, me: int, since: int = 0) -> list[str]:
             if g.rules.scoring == "stakes":
                 out.append(verb(ev[1], f"stake {ev[3]}", f"stakes {ev[3]}"))
         elif kind == G.EV_PAY:
-            _, frm, to, amount = ev
+            _, frm, to, n = ev
             if frm < 0:
-                out.append(verb(to, f"score {amount} {unit}", f"scores {amount} {unit}"))
+                out.append(verb(to, f"score {amount(n, unit)}", f"scores {amount(n, unit)}"))
             else:
-                out.append(f"{who(frm)} {'pay' if frm == me else 'pays'} {who(to)} {amount} {unit}")
+                out.append(f"{who(frm)} {'pay' if frm == me else 'pays'} {who(to)} {amount(n, unit)}")
         elif kind == G.EV_ANNOUNCE:
             out.append(verb(ev[1], "announce", "announces"))
         elif kind == G.EV_BID:

@@ -58,7 +58,7 @@ def test_render_ansi_and_human(capsys):
     e = env(num_players=3, render_mode="ansi")
     e.reset(seed=1)
     text = e.render()
-    assert "banker" in text and "punter" in text and "phase bet" in text
+    assert "banker" in text and "punter" in text and "betting" in text and "hand 1 ·" in text
     h = env(num_players=2, render_mode="human")
     h.reset(seed=1)
     h.render()

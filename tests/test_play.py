@@ -33,14 +33,16 @@ def test_a_full_hand_to_its_payout():
     assert code == 0
     assert "your move: BET_2" in out and "your move: hit_up" in out and "your move: 1" in out
     assert "player_1 banker:6" not in out and "player_0 banker:6" in out
-    assert "result: player_0 -2, player_1 +2 — you win +2; running score +2" in out
+    assert "result: player_0 -2, player_1 +2 — you win 2 chips; running score +2" in out
     assert "final score after 1 episode(s): +2 chips" in out
     before_stand = out.split("your move: 1")[0]
-    assert "12b" not in before_stand  # the banker's face-down card is never shown before its turn
-    assert "5o*" in before_stand  # your own face-down card is shown to you, marked
+    assert (
+        "12b" not in before_stand and "rey de bastos" not in before_stand
+    )  # the banker's face-down card, before its turn
+    assert "5 de oros*" in before_stand  # your own face-down card is shown to you, marked
     assert "▒▒" in before_stand
     end = out.split("the table at the end of the episode")[1]
-    assert "12b 5c 3e" in end and "bust" in end
+    assert "rey de bastos, 5 de copas, 3 de espadas" in end and "bust" in end
 
 
 def test_bad_replies_and_quitting():
@@ -76,7 +78,7 @@ def test_play_py_command_line(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "you win +2" in proc.stdout and "running score +2" in proc.stdout
+    assert "you win 2 chips" in proc.stdout and "running score +2" in proc.stdout
 
 
 def test_help_is_a_players_guide_to_this_table():
@@ -104,3 +106,20 @@ def test_the_other_seats_moves_are_announced():
         assert line in out, line
     before = out[: out.index("player 2 turns up")]
     assert "7 de espadas" not in before and "7e" not in before  # player 2's face-down card, until shown
+
+
+def test_versions_and_help_name_the_defaults(capsys):
+    import pytest
+
+    from agents.play import build_parser
+    from training.evaluate_cli import build_parser as evaluate_parser
+
+    for ap in (build_parser(), evaluate_parser()):
+        with pytest.raises(SystemExit):
+            ap.parse_args(["--version"])
+        assert "siete-env " in capsys.readouterr().out
+    assert "default: smart:6" in build_parser().format_help()
+    text = evaluate_parser().format_help()
+    for flag in ("--punters", "--bankers", "--seed", "--workers"):
+        assert flag in text
+    assert "threshold:T" in text and "pretrained:banker" in text and "Defaults: --punters threshold:5.5" in text

@@ -59,8 +59,22 @@ def test_a_stacked_hand_through_the_api_pays_what_the_engine_pays(client):
         assert r.status_code == 200, r.json
     assert r.json["over"] and r.json["result"]["won"] == engine_payout() == -2
     assert r.json["score"] == -2 and any("stands" in line for line in r.json["log"])
+    # why: 5 + 1 = 6 against the banker's 7 (banker:6 stands on it)
+    assert r.json["view"]["why"] == ["you stood on 6, the banker on 7: the higher total wins — you lose 2 chips"]
+    assert r.json["view"]["why"][0] in r.json["log"] and r.json["view"]["hand_no"] == 1
     r = client.post("/api/next", json={"table": table, "move": 3})
     assert r.status_code == 200 and r.json["episode"] == 2 and not r.json["over"]
+    assert r.json["view"]["hand_no"] == 2 and r.json["view"]["header"].startswith("hand 2 · ")
+    assert any(line.startswith("— hand 2: ") for line in r.json["log"])
+
+
+def test_favicon_and_the_pretrained_pair_named_without_a_role(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.data[:8] == b"\x89PNG\r\n\x1a\n"
+    r = client.post("/api/new", json={"players": 2, "seat": 1, "seed": 0})
+    assert r.status_code == 200, r.json
+    other = next(s for s in r.json["view"]["seats"] if not s["you"])
+    assert other["name"] == "pretrained agent"
 
 
 def test_the_page_never_shows_another_seats_face_down_card():
@@ -372,11 +386,11 @@ def test_a_full_hand_in_a_real_browser(browser, server, tmp_path):
 @pytest.mark.parametrize(("body", "specs"), [
     ({"players": 3}, {"smart:6", "bold:5.5"}),
     ({"players": 2, "rules": "quattro_e_mezzo"}, {"quattro:5"}),
-    ({"players": 2}, {"pretrained:banker"}),
+    ({"players": 2}, {"pretrained agent"}),  # not "pretrained:banker": it plays both roles
 ])  # fmt: skip
 def test_default_opponents_are_the_pretrained_agents_where_they_can_sit(client, body, specs):
     r = client.post("/api/new", json={"seat": 1, "seed": 0, **body})
     assert r.status_code == 200, r.json
     names = {s["name"] for s in r.json["view"]["seats"] if not s["you"]}
     assert names == specs
-    assert ("heuristics sit in" in " ".join(r.json["log"])) == ("pretrained:banker" not in specs)
+    assert ("heuristics sit in" in " ".join(r.json["log"])) == ("pretrained agent" not in specs)

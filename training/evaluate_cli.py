@@ -26,6 +26,7 @@ from typing import Any
 
 from agents.specs import AgentSpec, check_spec, make_agent
 from agents.tournament import round_robin
+from siete_env import version_text
 from training.config import load_config
 from training.outputs import check_distinct, check_output_file, check_output_folder, real_path, save_output
 from training.report import (
@@ -39,14 +40,40 @@ from training.report import (
 )
 from training.runs import RunState, json_text, lock_run_dir
 
-
 # --------------------------------------------------------------------------- CLI
+EPILOG = """\
+Agent specs (--punters, --bankers): random (uniform legal moves); threshold:T (punter, stands at T or more);
+banker:B (banker, hits below B); smart:B (banker: hits below B, or while it loses to a hand
+it can still beat); bold:T (punter: swaps 4s, top stake on a 7 or a figure); quattro:T
+(quattro e mezzo); ppo:PATH.zip (a train.py model, greedy; :sample samples); cfr:PATH.npz,
+table:PATH.npz (heads-up table policies); rllib:CHECKPOINT; pretrained:punter and
+pretrained:banker (the shipped pair, heads-up spanish). Defaults: --punters threshold:5.5
+--bankers banker:6. Details: docs/agents.md.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="evaluate.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
     )
-    ap.add_argument("--punters", nargs="+", default=["threshold:5.5"], metavar="SPEC")
-    ap.add_argument("--bankers", nargs="+", default=["banker:6"], metavar="SPEC")
+    ap.add_argument("--version", action="version", version=version_text("evaluate.py"))
+    ap.add_argument(
+        "--punters",
+        nargs="+",
+        default=["threshold:5.5"],
+        metavar="SPEC",
+        help="agent specs that play the punter seats, each against every --bankers spec (default threshold:5.5)",
+    )
+    ap.add_argument(
+        "--bankers",
+        nargs="+",
+        default=["banker:6"],
+        metavar="SPEC",
+        help="agent specs that play the banker (seat 0) (default banker:6)",
+    )
     ap.add_argument("--rules", default="spanish", help="preset name or rules YAML (default spanish)")
     ap.add_argument(
         "--rule",
@@ -77,8 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--every", type=int, default=25, help="with --solve: measure NashConv every N iterations")
     ap.add_argument("--players", type=int, default=2, help="table size (default 2)")
     ap.add_argument("--hands", type=int, default=200_000, help="hands per pairing (default 200000)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--seed", type=int, default=0, help="the deals' seed: every pairing plays the same decks (default 0)"
+    )
+    ap.add_argument("--workers", type=int, default=2, help="processes playing the pairings in parallel (default 2)")
     ap.add_argument("--json", type=Path, help="write the results as JSON")
     ap.add_argument("--csv", type=Path, help="write the results as CSV (one row per seat and pairing)")
     ap.add_argument("--plots", type=Path, help="folder for the tournament plot (and --maps)")
@@ -99,7 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --exploit: the responder starts from the frozen network it replaces (a ppo: spec of the same shape)",
     )
     ap.add_argument(
-        "--save", type=Path, help="with --exploit: where the responder is saved (default runs/exploit-<seat>.zip)"
+        "--save",
+        type=Path,
+        help="with --exploit: where the responder is saved (default runs/exploit-<seat>.zip, or "
+        "runs/exploit-<seat>-2.zip, ... when that exists: never overwritten)",
+    )
+    ap.add_argument(
+        "--force", "--overwrite", action="store_true", help="with --exploit: overwrite an existing --save file"
     )
     return ap
 
@@ -123,6 +158,7 @@ USES = {
         "position",
         "warm_start",
         "save",
+        "force",
     },  # fmt: skip
     "run": set(),
 }
@@ -165,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             return _rerun(args.run)
         from siete_env.rules import resolve_rules
 
+        args.rules_label = args.rules + "".join(f" --rule {o}" for o in args.rule)  # said in titles
         args.rules = rules_arg(args.rules, args.rule)
         resolve_rules(args.rules)
         for s in [*args.punters, *args.bankers]:
@@ -212,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = matrix_rows(t)
     print_table(
         rows,
-        title=f"punter's mean chips per hand ± 95% CI ({args.hands:,} hands per pairing, {args.rules}, {args.players} players)",
+        title=f"punter's mean chips per hand ± 95% CI ({args.hands:,} hands per pairing, {args.rules_label}, {args.players} players)",
     )
     banker_rows = [["banker", "worst mean", "against"]]
     for b in t.bankers:
@@ -244,6 +281,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if saved else 1
 
 
+def fresh_path(path: Path) -> Path:
+    """``path``, or ``stem-2.zip``, ``stem-3.zip``, ... beside it: the first that does not exist."""
+    i = 2
+    out = path
+    while out.exists():
+        out = path.with_name(f"{path.stem}-{i}{path.suffix}")
+        i += 1
+    return out
+
+
 def save_results(path: Path | None, flag: str, data: str | bytes | Any) -> bool:
     """Write an output after the work (``training.outputs.save_output``): whether it went
     where asked (if not, the error says where the results are instead)."""
@@ -272,9 +319,12 @@ def rules_arg(rules: str, options: list[str]) -> str | dict[str, Any]:
     return rules_with_options(rules, options)
 
 
-def exact_rows(punters: list[str], bankers: list[str], rules: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
+def exact_rows(
+    punters: list[str], bankers: list[str], rules: Any, progress: bool = False
+) -> tuple[list[list[str]], list[dict[str, Any]]]:
     """Exact EV, both best-response values and NashConv of every (punter, banker) pair
-    (heads-up; rules the exact evaluator covers, see ``siete_env.solve.check_rules``)."""
+    (heads-up; rules the exact evaluator covers, see ``siete_env.solve.check_rules``);
+    ``progress``: a bar on standard error, a pair at a time (each takes seconds)."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
 
@@ -282,22 +332,34 @@ def exact_rows(punters: list[str], bankers: list[str], rules: Any) -> tuple[list
     table = raw_env(num_players=2, rules=rules)
     rows = [["punter", "banker", "EV (punter)", "punter BR", "banker BR", "NashConv", "exploitability", "seconds"]]
     out = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(punters) * len(bankers), unit="pair", desc="exact values", dynamic_ncols=True)
     for p in punters:
         for b in bankers:
+            if bar is not None:
+                bar.set_postfix_str(f"{p} vs {b}")
             t0 = time.perf_counter()
             nc = solve.nash_conv(make_agent(p, table, seed=0), make_agent(b, table, seed=0), rules)
             secs = time.perf_counter() - t0
             rows.append([p, b, f"{nc.ev:+.6f}", f"{nc.punter_br_value:+.6f}", f"{nc.banker_br_value:+.6f}",
                          f"{nc.nash_conv:.6f}", f"{nc.exploitability:.6f}", f"{secs:.1f}"])  # fmt: skip
             out.append({"punter": p, "banker": b, **nc._asdict(), "seconds": secs})
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
     return rows, out
 
 
 def _exact(args) -> int:
-    rows, out = exact_rows(args.punters, args.bankers, args.rules)
-    print_table(rows, title=f"exact heads-up values, chips per hand ({args.rules})")
-    print("EV: the punter's expected chips per hand; punter BR: the punter's best response to the banker; "
-          "banker BR: the banker's own gain with its best response to the punter; NashConv = both gains.")  # fmt: skip
+    rows, out = exact_rows(args.punters, args.bankers, args.rules, progress=True)
+    print_table(rows, title=f"exact heads-up values, chips per hand ({args.rules_label})")
+    print("EV: the punter's expected chips per hand; punter BR: the punter's value with a best response to the "
+          "banker; banker BR: the banker's value (chips per hand it wins) with a best response to the punter; "
+          "NashConv: the two best responses' gains over EV, summed; exploitability: NashConv / 2.")  # fmt: skip
     return 0 if save_results(args.json, "--json", json_text(out)) else 1
 
 
@@ -307,7 +369,7 @@ def _solve(args) -> int:
     check_rules(args.rules)
     if args.iterations < 1 or args.every < 0:
         raise ValueError("--iterations must be >= 1 and --every >= 0")
-    print(f"{args.method.upper()} on heads-up {args.rules}: {args.iterations} iterations")
+    print(f"{args.method.upper()} on heads-up {args.rules_label}: {args.iterations} iterations")
     print(f"{'iteration':>9}  {'seconds':>8}  {'NashConv':>10}")
     sol = cfr.solve(args.rules, args.iterations, args.every,
                     progress=lambda it, secs, nc: print(f"{it:>9}  {secs:>8.1f}  {nc:>10.6f}", flush=True),
@@ -340,7 +402,7 @@ def _exploit(args) -> int:
         raise ValueError(f"--budget must be a positive number of seconds, got {args.budget}")
     if args.hands < 2:
         raise ValueError("--exploit needs at least 2 --hands (an interval)")
-    save = args.save or Path("runs") / f"exploit-{args.exploit}.zip"
+    save = args.save or fresh_path(Path("runs") / f"exploit-{args.exploit}.zip")
     if save.suffix != ".zip":
         raise ValueError(f"--save {save}: a model file ends in .zip")
     check_output_file(save, "--save", make_folder=True)
@@ -350,6 +412,8 @@ def _exploit(args) -> int:
         path = AgentSpec.parse(spec).path
         if path is not None and real_path(path) == real_path(save):
             raise ValueError(f"--save {save}: that is the frozen policy's file ({spec}); save the responder elsewhere")
+    if args.save is not None and save.exists() and not args.force:
+        raise ValueError(f"--save {save}: the file exists; pass --force to overwrite it, or name another file")
     check_request(args.exploit, args.punters[0], args.bankers[0], args.rules, args.players, args.position)
     r = learned_best_response(
         args.exploit, args.punters[0], args.bankers[0], rules=args.rules, num_players=args.players,
@@ -363,7 +427,9 @@ def _exploit(args) -> int:
             [f"learned best response ({r.train_steps:,} steps, {r.train_seconds:.0f} s)",
              f"{r.learned['mean']:+.4f} ± {r.learned['ci95']:.4f}"],
             ["gain (paired, same decks)", f"{r.gain['mean']:+.4f} ± {r.gain['ci95']:.4f}"]]  # fmt: skip
-    print_table(rows, title=f"learned best response, {r.hands:,} fresh hands ({args.rules}, {args.players} players)")
+    print_table(
+        rows, title=f"learned best response, {r.hands:,} fresh hands ({args.rules_label}, {args.players} players)"
+    )
     if r.exact:
         x = r.exact
         print(f"exact: the frozen policy's value {x['frozen_value']:+.6f}; the best response's "

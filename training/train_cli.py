@@ -47,6 +47,7 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from agents.specs import AgentSpec  # noqa: E402
+from siete_env import version_text  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
 from training.learners import derive_seed, load_weights, make_model, make_venv  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
@@ -551,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    ap.add_argument("--version", action="version", version=version_text("train.py"))
     ap.add_argument(
         "--config",
         help=f"training config YAML (default: {DEFAULT_CONFIG.relative_to(Path.cwd()) if DEFAULT_CONFIG.is_relative_to(Path.cwd()) else DEFAULT_CONFIG})",

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.specs import SPEC_HELP, AgentSpec, check_spec, make_agent
+from siete_env import version_text
 from siete_env.guide import describe_action, player_guide
 from siete_env.rules import PRESETS, Rules, cut, resolve_rules
 from siete_env.view import event_lines, seat_view
@@ -211,7 +212,10 @@ class Table:
         view = seat_view(self.env, self.me).to_dict()
         for s in view["seats"]:
             spec = self.specs.get(s["seat"], "")
-            s["name"] = "you" if s["seat"] == self.me else self.names.get(spec, spec)
+            name = self.names.get(spec, spec)
+            if spec.startswith("pretrained:") and name == spec:
+                name = "pretrained agent"  # the pair's two specs each play both roles as the bank passes
+            s["name"] = "you" if s["seat"] == self.me else name
         legal = self.legal()
         return {
             "view": view,
@@ -606,6 +610,12 @@ def create_app(server: Server | dict[str, Any] | None = None):
         except TableError as err:
             return _error(str(err), 400, err.field)
 
+    @app.get("/favicon.ico")
+    def favicon():
+        resp = Response(cardart.png(cardart.card_back(32)), mimetype="image/png")
+        resp.headers["Cache-Control"] = "public, max-age=86400"
+        return resp
+
     @app.get("/cards/<deck>/<card>.png")
     def card(deck: str, card: str):
         try:
@@ -649,6 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve a web table on localhost: play Siete y Media in a browser against the agents.",
         epilog=SPEC_HELP,
     )
+    ap.add_argument("--version", action="version", version=version_text("siete-table"))
     ap.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )

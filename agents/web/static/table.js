@@ -64,6 +64,10 @@ async function nextHand() {
   show(await call("/api/next", { table, move: state.move }));
 }
 
+// "1 chip", "2 chips", "1 point"
+const units = (n, unit) => Math.abs(n) + " " + (Math.abs(n) === 1 ? unit.replace(/s$/, "") : unit);
+const signed = (n, unit) => (n > 0 ? "+" : n < 0 ? "−" : "") + units(n, unit);
+
 function cardImg(card, deck) {
   if (card.id === null) return el("img", { src: "/cards/" + deck + "/back.png", alt: "a face-down card", "data-card": "back" });
   const img = el("img", { src: "/cards/" + deck + "/" + card.id + ".png", alt: card.name + (card.face_down ? " (face-down: only you see it)" : ""), title: card.name, "data-card": card.id });
@@ -74,8 +78,9 @@ function cardImg(card, deck) {
 function show(data) {
   state = data;
   const v = data.view;
-  $("#rules").textContent = data.preset + " rules · " + v.header;
-  $("#score").textContent = "score " + (data.score > 0 ? "+" : "") + data.score + " " + v.unit;
+  $("#hand-no").textContent = "hand " + v.hand_no;
+  $("#rules").textContent = data.preset + " rules · " + v.header.split(" · ").slice(1).join(" · ");
+  $("#score").textContent = "score " + signed(data.score, v.unit);
   $("#score").dataset.score = data.score;
   const t = $("#table");
   t.replaceChildren();
@@ -85,7 +90,7 @@ function show(data) {
     if (s.you) div.classList.add("you");
     const h = el("h3");
     h.append(el("span", {}, (s.you ? "you (player " + s.seat + ")" : "player " + s.seat + " · " + s.name)));
-    h.append(el("span", { class: "role " + s.role }, s.role + " · " + (s.chips > 0 ? "+" : "") + s.chips));
+    h.append(el("span", { class: "role " + s.role }, s.role + " · " + signed(s.chips, v.unit)));
     div.append(h);
     for (const hand of s.hands) {
       const hd = el("div", { class: "hand" + (hand.acting ? " acting" : "") });
@@ -96,6 +101,7 @@ function show(data) {
       cap.append(el("span", { class: "total" }, hand.total));
       if (hand.status) cap.append(" · " + hand.status);
       if (hand.stake !== null && hand.stake > 0) cap.append(" · stake " + hand.stake);
+      if (hand.cards.some((c) => c.face_down)) cap.append(el("span", { class: "mine-note" }, " · ▲ raised: your face-down card"));
       hd.append(cap);
       div.append(hd);
     }
@@ -123,8 +129,11 @@ function show(data) {
     res.hidden = false;
     res.className = won > 0 ? "win" : won < 0 ? "lose" : "";
     res.dataset.won = won;
-    res.textContent = (won > 0 ? "You win " : won < 0 ? "You lose " : "You break even ") + Math.abs(won) + " " + v.unit +
-      " this hand. Running score " + (data.score > 0 ? "+" : "") + data.score + ".";
+    $("#result-line").textContent = (won > 0 ? "You win " + units(won, v.unit) : won < 0 ? "You lose " + units(won, v.unit) : "You break even") +
+      " this hand. Running score " + signed(data.score, v.unit) + ".";
+    const why = $("#why");
+    why.replaceChildren();
+    for (const line of v.why) why.append(el("li", {}, line));
   } else {
     res.hidden = true;
     delete res.dataset.won;
@@ -154,6 +163,8 @@ $("#help-button").addEventListener("click", () => $("#guide").showModal());
 $("#new-table").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const f = new FormData(ev.target);
-  newTable(typed(Object.fromEntries(f.entries()))).catch(() => {});
+  newTable(typed(Object.fromEntries(f.entries())))
+    .then(() => { $("#settings").open = false; })
+    .catch(() => {});
 });
 newTable(settingsFromUrl()).catch(() => {});
