@@ -1,6 +1,8 @@
 """The README's and the manual's commands work as written, so a stale one fails CI.
 
-- Every ```python block of the README runs, in a fresh interpreter from the repository root.
+- Every ```python block of the README runs in a fresh interpreter, and so does every block of
+  docs/ marked ``<!-- runnable ... -->``; what a line's ``# ... prints: X`` comment quotes
+  must be in its output.
 - Every shell block marked ``<!-- runnable ... -->`` (the line before its fence) in the
   README or docs/ runs as written, each command in a shell whose ``python`` is this
   interpreter; a path under ``/tmp/`` becomes the test's own temporary folder.
@@ -91,23 +93,31 @@ def _run(cmd: str, tmp_path: Path, timeout: int, stdin: str | None = None) -> su
     )  # fmt: skip
 
 
-README_PYTHON = [(f"README.md:{line}", text) for lang, _, text, line in blocks(ROOT / "README.md") if lang == "python"]
+PYTHON_BLOCKS = [(f"README.md:{line}", text) for lang, _, text, line in blocks(ROOT / "README.md") if lang == "python"]
+PYTHON_BLOCKS += [
+    (f"{p.relative_to(ROOT)}:{line}", text)
+    for p in DOCS[1:]
+    for lang, marked, text, line in blocks(p)
+    if lang == "python" and marked
+]
 RUNNABLE_CMDS = [(w, c) for c, w in {c: w for w, c in reversed(_shell_blocks(marked=True))}.items()]  # each once
 
 
 def test_the_docs_have_what_this_test_runs():
-    assert len(README_PYTHON) >= 3
+    assert len(PYTHON_BLOCKS) >= 3
     runnable = {cmd for _, cmd in RUNNABLE_CMDS}
     assert any("train.py" in c and "--run-dir" in c for c in runnable)  # the smoke run
     assert any(c.startswith("python evaluate.py --exact") for c in runnable)
 
 
-@pytest.mark.parametrize(("where", "code"), README_PYTHON, ids=[w for w, _ in README_PYTHON])
-def test_readme_python_blocks_run(where, code, tmp_path):
+@pytest.mark.parametrize(("where", "code"), PYTHON_BLOCKS, ids=[w for w, _ in PYTHON_BLOCKS])
+def test_python_blocks_run(where, code, tmp_path):
     r = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=300
     )
     assert r.returncode == 0, f"{where}\n{r.stderr[-3000:]}"
+    for said in re.findall(r"# .*prints: (.+)$", code, flags=re.M):  # a figure the text quotes
+        assert said.strip() in r.stdout, f"{where}: the block says it prints {said.strip()!r}, it printed {r.stdout!r}"
 
 
 @pytest.mark.parametrize(("where", "cmd"), RUNNABLE_CMDS, ids=[w for w, _ in RUNNABLE_CMDS])
