@@ -818,3 +818,37 @@ def test_french_splits_end_at_the_first_non_figure():
     play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])
     play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")])
     assert legal(e) == {"SPLIT", "KEEP"}
+
+
+_INF = float("inf")
+QUATTRO = "quattro_e_mezzo"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"limit": 1e308}, "'limit': limit must be 0..15 points, got 1e+308"),
+        ({"limit": _INF}, "limit must be 0..15 points"),
+        ({"limit": float("nan")}, "limit must be 0..15 points"),
+        ({"limit": 16}, "limit must be 0..15 points"),
+        ({"min_stand": -_INF}, "min_stand must be 0..15 points"),
+        ({"preset": QUATTRO, "declare": [4.5, 1e308]}, "declare must be 0..15 points"),
+        ({"preset": QUATTRO, "bank_totals": [_INF]}, "bank_totals must be 0..15 points"),
+        ({"preset": QUATTRO, "wild_loses_ties_at": [1e308]}, "wild_loses_ties_at must be 0..15 points"),
+        ({"preset": QUATTRO, "ranking": [_INF]}, "ranking must be 0..15 points"),
+        ({"preset": QUATTRO, "upset": [1e308, 4.5]}, "upset must be 0..15 points"),
+        ({"preset": QUATTRO, "instant_win": [_INF, 9]}, "instant_win must be 0..15 points"),
+        ({"preset": QUATTRO, "points_table": [{"total": 1e308, "points": 1}]}, "points_table total must be 0..15"),
+        ({"bet_levels": [1, 10**400]}, "bet_levels must be at most 1,000,000,000"),
+        ({"hands_per_episode": 10**400}, "'hands_per_episode': Input should be less than or equal to 1000000000"),
+        ({"starting_chips": 10**10}, "'starting_chips': Input should be less than or equal to 1000000000"),
+        ({"side_bets": True, "side_bet_stake": 10**400}, "'side_bet_stake': Input should be less than or equal"),
+    ],
+)
+def test_numbers_the_rules_cannot_hold_are_refused_with_the_field_and_its_range(options, message):
+    # before: an OverflowError (int(v * 2) on infinity; a float of a huge int) out of the validation
+    from siete_env import resolve_rules
+
+    with pytest.raises(ValueError, match="invalid rules") as err:
+        resolve_rules(options)
+    assert message in str(err.value)
