@@ -182,7 +182,8 @@ class Rules(BaseModel):
     """[§3.5] Splits only from the punter's first hand, while it holds its one card: the
     first card it draws that does not split ends the splitting, and split hands never split
     again (003: "jusqu'à ce qu'il reçoive une carte n'étant pas une figure"); ``false``: a
-    split hand may split again while splits are left (000 §9)."""
+    split hand may split again while splits are left (000 §9). Needs splits
+    (``max_splits`` not 0)."""
     fusilar: bool = False
     """[§3.2] A punter whose initial card is a 7 may shoot (FUSILAR): it shows the 7, and
     after its bet one card is put face-down under it that nobody sees; its turn ends. At
@@ -238,7 +239,8 @@ class Rules(BaseModel):
     triplee_takes_bank: bool = True
     """[§7] With ``triplee`` and ``bank_passes: seven_half``: a triplèe of a 7 and the wild
     card counts 7½ and takes the bank like any 7½ (the engine's reading); ``false``: a
-    triplèe never takes the bank (004: "paga triplo e non prende il mazzo")."""
+    triplèe never takes the bank (004: "paga triplo e non prende il mazzo"); only under
+    ``bank_passes: seven_half`` (elsewhere a triplèe never takes it: ``false`` is refused)."""
     side_bets: bool = False
     """[§7] After the deal each punter in turn may back another punter's first hand
     (SIDE_BET_r: the seat r places after it; NO_SIDE_BET), without a say in its play; the
@@ -346,6 +348,15 @@ class Rules(BaseModel):
             clashes.append(
                 "face_down_choice: false needs draw_face_down: true and max_face_down: 1 (it says which hit comes "
                 "face-down when a hand may hold one hidden card)"
+            )
+        if not self.triplee_takes_bank and self.triplee and self.bank_passes != "seven_half":
+            clashes.append(
+                f"triplee_takes_bank: false does nothing with bank_passes: {self.bank_passes} (a triplèe takes the "
+                "bank only under bank_passes: seven_half); leave it true"
+            )
+        if self.split_first_hand_only and self.max_splits == 0:
+            clashes.append(
+                "split_first_hand_only: true does nothing with max_splits: 0 (no split at all); leave it false"
             )
         if self.burn_drawn and not self.burn_three_four:
             clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")

@@ -852,3 +852,62 @@ def test_numbers_the_rules_cannot_hold_are_refused_with_the_field_and_its_range(
     with pytest.raises(ValueError, match="invalid rules") as err:
         resolve_rules(options)
     assert message in str(err.value)
+
+
+def test_a_seven_and_the_wild_rank_by_the_sevens_suit():
+    # triplee_wild: seven_half: a 7 and the matta (of any suits) are a reale; its suit is
+    # the 7's, not its first card's. P1 the matta 12o (denari) then 7b (bastoni); the
+    # banker 7c + 10c, a reale of coppe: coppe ranks above bastoni, the banker keeps the bank.
+    rules = {"preset": ITALIAN, "triplee": True, "triplee_wild": "seven_half"}
+    e = table(["12o", "7c", "7b", "10c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    g = e.game
+    assert g.is_reale(g.slot(1)) and g.is_reale(g.slot(0))
+    assert e.game.new_banker == -1  # read from the 12o (denari) it took the bank
+    # the 7 first, the matta second: the same
+    e = table(["7b", "7c", "12o", "10c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert e.game.new_banker == -1
+    # against a banker's reale of spade, the 7 of coppe with the matta takes the bank
+    e = table(["12o", "7e", "7c", "10e"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert e.game.new_banker == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"preset": ITALIAN, "triplee": True, "triplee_takes_bank": False},
+            "triplee_takes_bank: false does nothing with bank_passes: reale",
+        ),
+        (
+            {"triplee": True, "triplee_takes_bank": False, "bank_passes": "never"},
+            "triplee_takes_bank: false does nothing with bank_passes: never",
+        ),
+        (
+            {"preset": ITALIAN, "split_first_hand_only": True},
+            "split_first_hand_only: true does nothing with max_splits: 0",
+        ),
+        ({"split_first_hand_only": True, "max_splits": 0}, "split_first_hand_only: true does nothing"),
+    ],
+)
+def test_options_that_would_silently_do_nothing_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        raw_env(rules=options)
+    # where they matter they are accepted
+    raw_env(rules={"triplee": True, "triplee_takes_bank": False, "bank_passes": "seven_half"})
+    raw_env(rules={"preset": "french", "split_first_hand_only": True})
+
+
+def test_the_guide_says_what_burn_does_under_these_rules():
+    from siete_env.guide import describe_action, player_guide
+    from siete_env.rules import resolve_rules
+
+    plain = resolve_rules({"preset": ITALIAN, "burn_three_four": True})
+    drawn = resolve_rules({"preset": ITALIAN, "burn_three_four": True, "burn_drawn": True})
+    assert describe_action("BURN", plain) == describe_action("BURN") == "burn your initial 3 or 4 for the top card"
+    assert "just drawn" in describe_action("BURN", drawn)
+    assert any("Burning: an initial 3 or 4 may" in line for line in player_guide(plain))
+    assert any("or one just drawn face-up" in line for line in player_guide(drawn))
+    assert not any("Burning" in line for line in player_guide(resolve_rules(ITALIAN)))

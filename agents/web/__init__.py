@@ -241,7 +241,7 @@ class Table:
             "view": view,
             "deck": self.env.rules.deck,
             "preset": self.env.rules.preset,
-            "legal": [{"name": n, "help": describe_action(n)} for n in legal],
+            "legal": [{"name": n, "help": describe_action(n, self.env.rules)} for n in legal],
             "log": self.log[-80:],
             "episode": self.episode,
             "move": self.move,
