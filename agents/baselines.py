@@ -177,8 +177,11 @@ class ThresholdPunter(_Deterministic):
             return self.bet(o, mask)
         if ph == Phase.SPLIT:
             return KEEP
-        if self.stands(v.my_total(o)) or not mask[HIT_UP]:
+        # a hit may be face-down only (max_face_down: all, face_down_choice: false, a declared ½ ace)
+        if self.stands(v.my_total(o)) or not (mask[HIT_UP] or mask[HIT_DOWN]):
             return STAND
+        if not mask[HIT_UP]:
+            return HIT_DOWN
         hidden = v.my_hidden_value(o)
         if hidden is not None and hidden < 4 and mask[HIT_DOWN]:
             return HIT_DOWN
@@ -208,7 +211,8 @@ class ThresholdPunter(_Deterministic):
         # draw (and any phase not named below)
         hidden = v.my_hidden_values(observations, hands)
         down = (hidden < 4) & can_down  # (NaN: no face-down card)
-        act = np.where(self.stands(mine) | ~can_hit, STAND, np.where(down, HIT_DOWN, HIT_UP))
+        down |= ~can_hit & can_down  # face-down the only hit
+        act = np.where(self.stands(mine) | ~(can_hit | can_down), STAND, np.where(down, HIT_DOWN, HIT_UP))
         bank = phase == Phase.BANKER
         if bank.any():
             want = self.hits_batch(observations[bank], mine[bank])

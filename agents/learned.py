@@ -344,44 +344,81 @@ def greedy_probs(probs: np.ndarray) -> np.ndarray:
     return out
 
 
-def read_model_zip(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The policy's state dict and the readable part of the ``data`` entry of an SB3 model
-    ``.zip``, **without unpickling anything**.
+MAX_DATA_BYTES = 10 * 1024 * 1024
+"""The largest ``data`` entry (JSON, uncompressed) a model zip may hold: SB3 writes a few KB."""
+MAX_PTH_BYTES = 1024 * 1024 * 1024
+"""The largest ``.pth`` entry (uncompressed) a model zip may hold."""
+
+
+def _read_entry(z: Any, name: str, limit: int) -> bytes:
+    """Entry ``name`` of the open zip ``z``, refused past ``limit`` bytes uncompressed (a
+    zip bomb): the declared size is checked, then no more than ``limit`` bytes are inflated."""
+    info = z.getinfo(name)
+    if info.file_size > limit:
+        raise ValueError(f"its {name} entry is {info.file_size:,} bytes uncompressed (at most {limit:,}): refused")
+    with z.open(info) as f:
+        out = f.read(limit + 1)
+    if len(out) > limit:
+        raise ValueError(f"its {name} entry is over {limit:,} bytes uncompressed: refused")
+    return out
+
+
+def read_model_tensors(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every ``.pth`` entry of an SB3 model ``.zip`` (``{"policy": state, "policy.optimizer":
+    state, ...}``, the entry names without ``.pth``) and the readable part of its ``data``
+    entry, **without unpickling anything**.
 
     SB3's own ``load`` unpickles (cloudpickle) the ``data`` entries it cannot store as JSON
-    before anything else: a model zip opened that way is code. Here ``policy.pth`` is read
-    with torch's ``load(weights_only=True)`` (tensors only) and ``data`` with ``json``; the
-    cloudpickled values stay base64 strings (``":serialized:"``), of which only the plain
-    attributes SB3 writes beside them are read (``policy_kwargs``' ``activation_fn`` as
-    text, ``num_timesteps``, ...). A ``ValueError`` says what is wrong with the file."""
+    before anything else, and older SB3/torch versions read the ``.pth`` entries with a full
+    unpickler: a model zip opened that way is code. Here every ``.pth`` entry is read with
+    torch's ``load(weights_only=True)`` (tensors and plain containers only) and ``data`` with
+    ``json`` (at most ``MAX_DATA_BYTES``); the cloudpickled values stay base64 strings
+    (``":serialized:"``), of which only the plain attributes SB3 writes beside them are read
+    (``policy_kwargs``' ``activation_fn`` as text, ``num_timesteps``, ...). A ``ValueError``
+    says what is wrong with the file (it needs ``data`` and ``policy.pth``)."""
     import io
     import json
     import zipfile
 
     import torch
 
+    entry = "data"
     try:
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
             missing = [f for f in ("data", "policy.pth") if f not in names]
             if missing:
                 raise ValueError(f"no {' or '.join(missing)} in the archive")
-            data = json.loads(z.read("data").decode("utf-8"))
-            state = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
-    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, RuntimeError) as e:
+            data = json.loads(_read_entry(z, "data", MAX_DATA_BYTES).decode("utf-8"))
+            tensors = {}
+            for entry in (n for n in names if n.endswith(".pth")):
+                raw = _read_entry(z, entry, MAX_PTH_BYTES)
+                tensors[entry.removesuffix(".pth")] = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except ValueError as e:
+        if isinstance(e, json.JSONDecodeError | UnicodeDecodeError):
+            raise ValueError(cut(str(e).strip().splitlines()[0])) from None
+        raise
+    except (OSError, zipfile.BadZipFile, RuntimeError) as e:
         raise ValueError(cut(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)) from None
     except Exception as e:  # noqa: BLE001  (torch's weights-only unpickler refuses with its own errors)
         if isinstance(e, MemoryError):
             raise
         if isinstance(e, pickle.UnpicklingError):
             raise ValueError(
-                "its policy.pth holds more than tensors (pickled objects, which could run code): refused, "
+                f"its {entry} holds more than tensors (pickled objects, which could run code): refused, "
                 "only weights are read from a model file"
             ) from None
         raise ValueError(cut(f"{type(e).__name__}: {str(e).strip()[:200]}")) from None
-    if not isinstance(data, dict) or not isinstance(state, dict):
-        raise ValueError("data or policy.pth is not a mapping")
-    return state, data
+    if not isinstance(data, dict) or not all(isinstance(t, dict) for t in tensors.values()):
+        raise ValueError("data or a .pth entry is not a mapping")
+    return tensors, data
+
+
+def read_model_zip(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The policy's state dict (``policy.pth``) and the readable part of the ``data`` entry
+    of an SB3 model ``.zip``, without unpickling anything (``read_model_tensors``)."""
+    tensors, data = read_model_tensors(path)
+    return tensors["policy"], data
 
 
 def _activation(data: dict[str, Any]) -> str:

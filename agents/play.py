@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
                 legal = list(info["legal_actions"])
                 console.print(table_view(e, me, names, f"your turn ({info['role']})"))
                 for i, name in enumerate(legal, 1):
-                    console.print(f"  [bold]{i}[/bold]) {name:<12} [dim]{describe_action(name)}[/dim]")
+                    console.print(f"  [bold]{i}[/bold]) {name:<12} [dim]{describe_action(name, e.rules)}[/dim]")
                 while True:
                     reply = moves.next("your move: ")
                     if reply is None or reply.strip().lower() in ("q", "quit", "exit"):

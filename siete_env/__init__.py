@@ -4,12 +4,18 @@
 >>> e = env(num_players=2, rules="spanish")
 """
 
-from . import game as _game
-from .aec import env, raw_env
-from .game import ActionKind, Game, IllegalActionError
-from .gym_env import SeatEnv, register_envs
-from .registration import PETTINGZOO_ID, register_pettingzoo
-from .rules import PRESETS, Rules, resolve_rules
+import os as _os
+
+from ._stale import use_source_if_stale as _use_source_if_stale
+
+# an edit to game.py, encoding.py or settle.py without a reinstall: the sources run, with a warning
+_use_source_if_stale(__name__, _os.path.dirname(__file__))
+from . import game as _game  # noqa: E402
+from .aec import env, raw_env  # noqa: E402
+from .game import ActionKind, Game, IllegalActionError  # noqa: E402
+from .gym_env import SeatEnv, register_envs  # noqa: E402
+from .registration import PETTINGZOO_ID, register_pettingzoo  # noqa: E402
+from .rules import PRESETS, Rules, resolve_rules  # noqa: E402
 
 
 def _version() -> str:

@@ -17,7 +17,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, SUIT, VALUE2
+from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, VALUE2
 from .rules import Rules
 from .settle import (
     OUT_BUST,
@@ -36,6 +36,7 @@ from .settle import (
     is_double,
     is_instant_win,
     is_reale,
+    reale_suit,
     takes_bank,
     tie_card_value,
 )
@@ -487,6 +488,10 @@ class Game:
     def is_reale(self, k: int) -> bool:
         """Sette e mezzo reale (``settle.is_reale``)."""
         return is_reale(self.cards[k], self.total[k], self.facts)
+
+    def _reale_suit(self, k: int) -> int:
+        """The suit slot ``k``'s reale ranks by (``settle.reale_suit``: a 7 and the wild, the 7's)."""
+        return reale_suit(self.cards[k], self.facts)
 
     def _reveal(self, s: int, h: int) -> None:
         k = s * self.H + h
@@ -972,7 +977,7 @@ class Game:
                         self._result(s, h, OUT_FUSILAR)
                     continue
                 p_reale = reale and P == self._limit and self.is_reale(k)
-                if p_reale and (best_reale < 0 or SUIT[self.cards[k][0]] < SUIT[self.cards[best_reale][0]]):
+                if p_reale and (best_reale < 0 or self._reale_suit(k) < self._reale_suit(best_reale)):
                     best_reale = k
                 self._result(s, h, pay.outcome(P, B, p_reale, banker_reale))
         self._pass_bank(B, banker_reale, best_reale)
@@ -1065,7 +1070,7 @@ class Game:
             # it), and against a banker's reale only a better one ("a meno che gli altri
             # giocatori non abbiano un sette e mezzo di valore più alto").
             b = self.banker
-            if B != self._limit or (banker_reale and SUIT[self.cards[best_reale][0]] < SUIT[self.cards[b * H][0]]):
+            if B != self._limit or (banker_reale and self._reale_suit(best_reale) < self._reale_suit(b * H)):
                 self.new_banker = best_reale // H
         # 004: "il mazziere tiene il banco fino all'esaurimento delle carte nel mazzo": the shoe
         # ran out in this hand, or with its last card.

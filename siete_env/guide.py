@@ -25,8 +25,11 @@ ACTION_HELP = {
 }
 
 
-def describe_action(name: str) -> str:
-    """An action name in words (``BET_3`` -> ``stake 3``)."""
+def describe_action(name: str, rules: Rules | None = None) -> str:
+    """An action name in words (``BET_3`` -> ``stake 3``), as the table's ``rules`` play it
+    when given (``BURN`` with ``burn_drawn``: a 3 or 4 just drawn too)."""
+    if name == "BURN" and rules is not None and rules.burn_drawn:
+        return "burn your 3 or 4 (the initial card or one just drawn face-up) for the top card"
     if name in ACTION_HELP:
         return ACTION_HELP[name]
     kind, _, k = name.rpartition("_")
@@ -100,6 +103,11 @@ def player_guide(rules: Rules) -> list[str]:
     if rules.four_swap != "off":
         lines.append(
             f"The four-swap: an initial 4 {'must' if rules.four_swap == 'mandatory' else 'may'} be given back for the top card."
+        )
+    if rules.burn_three_four:
+        which = "an initial 3 or 4, or one just drawn face-up," if rules.burn_drawn else "an initial 3 or 4"
+        lines.append(
+            f"Burning: {which} may be burnt (shown, out of play) for the top card, again while a 3 or 4 comes."
         )
     if rules.max_splits != 0:
         what = "a card of the same value" if rules.split_any_pair else "a figure"

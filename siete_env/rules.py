@@ -16,6 +16,7 @@ cannot apply at a table size (``side_bets`` heads-up).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -25,6 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .cards import N_CARDS, RANK, parse_card
 
 MAX_PLAYERS = 12
+MAX_TOTAL = 15
+"""The highest total an option may name (``limit`` included)."""
+MAX_AMOUNT = 10**9
+"""The largest stake, chip count, score or hand count an option may name (a larger
+integer would overflow the observation's floats)."""
 
 
 class PointsEntry(BaseModel):
@@ -41,11 +47,21 @@ class PointsEntry(BaseModel):
     """Made with the wild card (``true``) or without it (``false``)."""
     double: bool | None = None
     """A double (``double_rank``)."""
-    points: int = Field(ge=0)
+    points: int = Field(ge=0, le=MAX_AMOUNT)
     """What the hand scores."""
+
+    @field_validator("total")
+    @classmethod
+    def _total(cls, v: float | None) -> float | None:
+        return None if v is None else _half_points(v, "points_table total")
 
 
 def _half_points(v: float, what: str) -> float:
+    """``v`` if it is a total of 0..``MAX_TOTAL`` points in whole or half points; else a
+    ``ValueError`` naming ``what`` and the range (infinity and NaN included: no
+    ``OverflowError`` from ``int(v * 2)`` escapes the validation)."""
+    if not (math.isfinite(v) and 0 <= v <= MAX_TOTAL):
+        raise ValueError(f"{what} must be 0..{MAX_TOTAL} points, got {v}")
     if v * 2 != int(v * 2):
         raise ValueError(f"{what} must be a whole or half point (e.g. 4.5), got {v}")
     return v
@@ -90,7 +106,7 @@ class Rules(BaseModel):
     points_table: tuple[PointsEntry, ...] = ()
     """[§5] Points game: what a winning hand scores, the first matching row (004: 4½ 5, 7½ 3,
     double six 4, ...; docs/rules.md)."""
-    points_otherwise: int = Field(default=1, ge=0)
+    points_otherwise: int = Field(default=1, ge=0, le=MAX_AMOUNT)
     """[§5] Points game: what a winning hand matching no row of ``points_table`` scores (004: 1)."""
     bank_totals: tuple[float, ...] = (7.5,)
     """[§6] ``bank_passes: winner``: the winning totals that take the bank (004: 4½ and 7½;
@@ -99,7 +115,7 @@ class Rules(BaseModel):
     """[§6] Points game: ``[total, cards]``: a hand of that total made with that many cards
     wins the whole game at once (004: a 4½ of nine cards): the episode ends and its maker's
     score is raised to ``target_score``."""
-    target_score: int = Field(default=50, ge=1)
+    target_score: int = Field(default=50, ge=1, le=MAX_AMOUNT)
     """[§6] Points game: the score that wins a game (004: 50 or 100)."""
     play_to_target: bool = False
     """[§6] Points game: an episode is a whole game, ending when a seat reaches
@@ -166,7 +182,8 @@ class Rules(BaseModel):
     """[§3.5] Splits only from the punter's first hand, while it holds its one card: the
     first card it draws that does not split ends the splitting, and split hands never split
     again (003: "jusqu'à ce qu'il reçoive une carte n'étant pas une figure"); ``false``: a
-    split hand may split again while splits are left (000 §9)."""
+    split hand may split again while splits are left (000 §9). Needs splits
+    (``max_splits`` not 0)."""
     fusilar: bool = False
     """[§3.2] A punter whose initial card is a 7 may shoot (FUSILAR): it shows the 7, and
     after its bet one card is put face-down under it that nobody sees; its turn ends. At
@@ -222,16 +239,17 @@ class Rules(BaseModel):
     triplee_takes_bank: bool = True
     """[§7] With ``triplee`` and ``bank_passes: seven_half``: a triplèe of a 7 and the wild
     card counts 7½ and takes the bank like any 7½ (the engine's reading); ``false``: a
-    triplèe never takes the bank (004: "paga triplo e non prende il mazzo")."""
+    triplèe never takes the bank (004: "paga triplo e non prende il mazzo"); only under
+    ``bank_passes: seven_half`` (elsewhere a triplèe never takes it: ``false`` is refused)."""
     side_bets: bool = False
     """[§7] After the deal each punter in turn may back another punter's first hand
     (SIDE_BET_r: the seat r places after it; NO_SIDE_BET), without a say in its play; the
     side bet wins or loses with that hand, at ``side_bet_stake`` (000 §9 "Las apuestas")."""
-    side_bet_stake: int = Field(default=1, ge=1)
+    side_bet_stake: int = Field(default=1, ge=1, le=MAX_AMOUNT)
     """[§7] The stake of a side bet."""
-    hands_per_episode: int = Field(default=1, ge=1)
+    hands_per_episode: int = Field(default=1, ge=1, le=MAX_AMOUNT)
     """[§6] Hands played in one episode (a session)."""
-    starting_chips: int | None = Field(default=None, ge=1)
+    starting_chips: int | None = Field(default=None, ge=1, le=MAX_AMOUNT)
     """[§6] Chips each seat starts a session with (``null``: unlimited). A punter bets and
     raises only what it can cover; a seat that cannot cover the minimum stake sits out the
     following hands (a banker passes the bank on); the session ends when fewer than two
@@ -252,6 +270,8 @@ class Rules(BaseModel):
     def _levels_sorted(cls, v: tuple[int, ...], info) -> tuple[int, ...]:
         if not v or any(x < 1 for x in v) or list(v) != sorted(set(v)):
             raise ValueError(f"{info.field_name} must be distinct positive integers in increasing order, got {list(v)}")
+        if v[-1] > MAX_AMOUNT:
+            raise ValueError(f"{info.field_name} must be at most {MAX_AMOUNT:,}, got {v[-1]}")
         return v
 
     @field_validator(
@@ -266,9 +286,14 @@ class Rules(BaseModel):
     @field_validator("limit", "min_stand")
     @classmethod
     def _totals(cls, v: float, info) -> float:
-        _half_points(v, info.field_name)
-        if not 0 <= v <= 15:
-            raise ValueError(f"{info.field_name} must be 0..15 points, got {v}")
+        return _half_points(v, info.field_name)
+
+    @field_validator("upset", "instant_win")
+    @classmethod
+    def _total_pairs(cls, v: tuple | None, info) -> tuple | None:
+        if v is not None:
+            for t in v if info.field_name == "upset" else v[:1]:
+                _half_points(t, info.field_name)
         return v
 
     @field_validator("ranking", "declare", "wild_loses_ties_at", "bank_totals")
@@ -323,6 +348,15 @@ class Rules(BaseModel):
             clashes.append(
                 "face_down_choice: false needs draw_face_down: true and max_face_down: 1 (it says which hit comes "
                 "face-down when a hand may hold one hidden card)"
+            )
+        if not self.triplee_takes_bank and self.triplee and self.bank_passes != "seven_half":
+            clashes.append(
+                f"triplee_takes_bank: false does nothing with bank_passes: {self.bank_passes} (a triplèe takes the "
+                "bank only under bank_passes: seven_half); leave it true"
+            )
+        if self.split_first_hand_only and self.max_splits == 0:
+            clashes.append(
+                "split_first_hand_only: true does nothing with max_splits: 0 (no split at all); leave it false"
             )
         if self.burn_drawn and not self.burn_three_four:
             clashes.append("burn_drawn: true needs burn_three_four: true (burning a 3 or 4 at all)")

@@ -135,6 +135,15 @@ def is_reale(cards: Sequence[int], total: int, facts: RuleFacts) -> bool:
     return any((RANK[x] == 7 or x == facts.wild) and IS_FIGURE[y] for x, y in ((a, b), (b, a)))
 
 
+def reale_suit(cards: Sequence[int], facts: RuleFacts) -> int:
+    """The suit a reale (``is_reale``) ranks by (oros/denari = 0 the best): its cards' one
+    suit; a 7 and the wild card (``triplee_wild: seven_half``, of any suits): the 7's."""
+    a, b = cards[0], cards[1]
+    if facts.seven_wild_reale and a == facts.wild and RANK[b] == 7:
+        return SUIT[b]
+    return SUIT[a]
+
+
 def is_double(cards: Sequence[int], facts: RuleFacts) -> bool:
     """A double (quattro e mezzo's "doppio sei"): a first card of ``double_rank`` and a second
     of the same rank or the wild card."""

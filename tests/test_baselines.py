@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, ThresholdPunter
+from agents.baselines import BankerThreshold, BoldPunter, RandomAgent, SmartBanker, TableView, ThresholdPunter
 from agents.specs import SPEC_HELP, check_spec, make_agent, policy_probs
 from agents.tournament import play_match
 from siete_env import raw_env
+from siete_env.game import Phase
 
-from .helpers import play, row_by_row, table
+from .helpers import legal, play, row_by_row, table
 
 P0, P1, P2 = "player_0", "player_1", "player_2"
 
@@ -98,6 +99,44 @@ def test_threshold_follows_the_current_hidden_card():
     play(e, [(P1, "BET_1"), (P1, "HIT_DOWN")])
     assert e.infos[P1]["hand"] == ["3o", "2e*"]
     assert decide("threshold:7.5", e, P1) == "HIT_DOWN"
+
+
+@pytest.mark.parametrize("spec", ["threshold:5.5", "bold:5.5", "banker:6", "smart:6"])
+def test_punters_hit_face_down_when_that_is_the_only_hit(spec):
+    # max_face_down: all: HIT_UP is never legal, HIT_DOWN is the hit
+    e = table(["5o", "4c", "1e", "10b"], rules={"max_face_down": "all"})
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}
+    assert decide(spec, e, P1) == "HIT_DOWN"  # 5 < 5½
+    play(e, [(P1, "HIT_DOWN")])  # 5 + 1 = 6
+    assert decide(spec, e, P1) == "STAND"
+    # face_down_choice: false: the hand's cards all face-up after a split, the next hit face-down
+    e = table(["10o", "5c", "11e", "6b", "1c"], rules={"preset": "french", "face_down_choice": False})
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT")])
+    assert legal(e) == {"STAND", "HIT_DOWN"}
+    assert decide(spec, e, P1) == "HIT_DOWN"  # ½
+    # ... and face-up when the hand holds its hidden card, even a low one (the only hit)
+    e = table(["2o", "5c", "3e"], rules={"preset": "french", "face_down_choice": False})
+    play(e, [(P1, "BET_1")])
+    assert legal(e) == {"STAND", "HIT_UP"}
+    assert decide(spec, e, P1) == "HIT_UP"
+
+
+@pytest.mark.parametrize("rules", [{"max_face_down": "all"}, {"preset": "french", "face_down_choice": False}])
+def test_baseline_punters_draw_past_their_first_card_under_face_down_rules(rules):
+    # before the fix, HIT_UP illegal read as "cannot hit": every punter stood on its first card
+    hits = []
+    e = raw_env(num_players=2, rules=rules)
+    view = TableView.of(e)
+
+    def rec(seat, o, a):
+        if view.phase(o["observation"]) == Phase.DRAW and e.action_names[a] in ("HIT_UP", "HIT_DOWN"):
+            hits.append(e.action_names[a])
+
+    play_match("banker:6", "threshold:5.5", rules=rules, num_players=2, hands=60, seed=0, recorder=rec)
+    assert len(hits) > 20
+    if rules.get("max_face_down") == "all":
+        assert set(hits) == {"HIT_DOWN"}
 
 
 def test_threshold_keeps_instead_of_splitting():
@@ -301,6 +340,12 @@ def test_action_probs_are_the_one_hot_decisions(spec):
         ({"preset": "spanish", "side_bets": True, "bet_levels": [1, 2], "starting_chips": 6}, 4),
         ({"preset": "italian", "burn_three_four": True, "ace_half": True, "triplee": True}, 3),
         ({"preset": "spanish", "four_swap": "mandatory", "split_any_pair": True, "fusilar": True}, 2),
+        # a hit only face-down: every later card (002), the forced face (003), a declared ½ ace
+        ({"max_face_down": "all"}, 3),
+        ({"preset": "spanish_full", "max_face_down": "all", "split_any_pair": True}, 2),
+        ({"preset": "french", "face_down_choice": False}, 3),
+        ({"preset": "french", "face_down_choice": False, "split_first_hand_only": True}, 2),
+        ({"preset": "italian", "ace_half": True}, 2),
     ],
 )
 def test_vectorised_decisions_equal_the_row_by_row_ones_under_every_preset(rules, n):

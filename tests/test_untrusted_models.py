@@ -193,3 +193,70 @@ def test_a_real_model_loads_weights_only_and_plays_as_sb3s_full_load(files):
         obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(m))))
         if done:
             obs, _ = env.reset()
+
+
+def _swap_entry(real: Path, out: Path, name: str, content: bytes) -> Path:
+    with zipfile.ZipFile(real) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    assert name in entries
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for n, b in entries.items():
+            z.writestr(n, content if n == name else b)
+    return out
+
+
+def _fresh_model():
+    from sb3_contrib import MaskablePPO
+
+    env = SeatEnv(role="punter", opponents="banker:6", fold_suits=True, seed=0)
+    return MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu",
+                       policy_kwargs={"net_arch": [16, 16], "activation_fn": torch.nn.ReLU})  # fmt: skip
+
+
+def test_resume_reads_the_optimizer_entry_weights_only_too(files, tmp_path):
+    """The optimizer's state is not left to SB3's own loader (SB3 2.3 with torch < 2.6
+    unpickles it): a pickle there is refused, the marker never made."""
+    from training.learners import load_weights
+
+    real, _, _, marker = files
+    buf = io.BytesIO()
+    torch.save({"state": {}, "param_groups": [{"lr": _Marker(marker), "params": []}]}, buf)
+    evil = _swap_entry(real, tmp_path / "evil_optimizer.zip", "policy.optimizer.pth", buf.getvalue())
+    # the check of the check: a full unpickle of that entry makes the marker
+    with zipfile.ZipFile(evil) as z:
+        torch.load(io.BytesIO(z.read("policy.optimizer.pth")), weights_only=False)
+    assert marker.exists()
+    marker.unlink()
+    with pytest.raises(ValueError, match=r"policy\.optimizer\.pth holds more than tensors"):
+        load_weights(_fresh_model(), evil)
+    assert not marker.exists()
+
+
+def test_resume_restores_the_weights_and_the_optimizer_state(files):
+    from sb3_contrib import MaskablePPO
+
+    from training.learners import load_weights
+
+    real = files[0]
+    full = MaskablePPO.load(real, device="cpu")
+    model = load_weights(_fresh_model(), real)
+    for k, v in full.policy.state_dict().items():
+        torch.testing.assert_close(model.policy.state_dict()[k], v)
+    ours, theirs = model.policy.optimizer.state_dict(), full.policy.optimizer.state_dict()
+    assert ours["param_groups"] == theirs["param_groups"] and ours["state"].keys() == theirs["state"].keys()
+    for i, st in theirs["state"].items():
+        for k, v in st.items():
+            torch.testing.assert_close(ours["state"][i][k], v)
+    assert model.num_timesteps == full.num_timesteps == 128
+
+
+def test_a_zip_bomb_in_data_is_refused_before_it_is_inflated(files, tmp_path):
+    from agents.learned import MAX_DATA_BYTES, load_policy
+    from training.learners import load_weights
+
+    real = files[0]
+    bomb = _swap_entry(real, tmp_path / "bomb.zip", "data", b'{"x": "' + b" " * (MAX_DATA_BYTES + 10) + b'"}')
+    assert bomb.stat().st_size < 100_000  # compressed
+    for load in (lambda: load_policy(str(bomb)), lambda: load_weights(_fresh_model(), bomb)):
+        with pytest.raises(ValueError, match="data entry is .* bytes uncompressed"):
+            load()

@@ -818,3 +818,96 @@ def test_french_splits_end_at_the_first_non_figure():
     play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P1, "SPLIT"), (P1, "HIT_UP"), (P1, "SPLIT")])
     play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P1, "BET_1"), (P1, "HIT_UP")])
     assert legal(e) == {"SPLIT", "KEEP"}
+
+
+_INF = float("inf")
+QUATTRO = "quattro_e_mezzo"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"limit": 1e308}, "'limit': limit must be 0..15 points, got 1e+308"),
+        ({"limit": _INF}, "limit must be 0..15 points"),
+        ({"limit": float("nan")}, "limit must be 0..15 points"),
+        ({"limit": 16}, "limit must be 0..15 points"),
+        ({"min_stand": -_INF}, "min_stand must be 0..15 points"),
+        ({"preset": QUATTRO, "declare": [4.5, 1e308]}, "declare must be 0..15 points"),
+        ({"preset": QUATTRO, "bank_totals": [_INF]}, "bank_totals must be 0..15 points"),
+        ({"preset": QUATTRO, "wild_loses_ties_at": [1e308]}, "wild_loses_ties_at must be 0..15 points"),
+        ({"preset": QUATTRO, "ranking": [_INF]}, "ranking must be 0..15 points"),
+        ({"preset": QUATTRO, "upset": [1e308, 4.5]}, "upset must be 0..15 points"),
+        ({"preset": QUATTRO, "instant_win": [_INF, 9]}, "instant_win must be 0..15 points"),
+        ({"preset": QUATTRO, "points_table": [{"total": 1e308, "points": 1}]}, "points_table total must be 0..15"),
+        ({"bet_levels": [1, 10**400]}, "bet_levels must be at most 1,000,000,000"),
+        ({"hands_per_episode": 10**400}, "'hands_per_episode': Input should be less than or equal to 1000000000"),
+        ({"starting_chips": 10**10}, "'starting_chips': Input should be less than or equal to 1000000000"),
+        ({"side_bets": True, "side_bet_stake": 10**400}, "'side_bet_stake': Input should be less than or equal"),
+    ],
+)
+def test_numbers_the_rules_cannot_hold_are_refused_with_the_field_and_its_range(options, message):
+    # before: an OverflowError (int(v * 2) on infinity; a float of a huge int) out of the validation
+    from siete_env import resolve_rules
+
+    with pytest.raises(ValueError, match="invalid rules") as err:
+        resolve_rules(options)
+    assert message in str(err.value)
+
+
+def test_a_seven_and_the_wild_rank_by_the_sevens_suit():
+    # triplee_wild: seven_half: a 7 and the matta (of any suits) are a reale; its suit is
+    # the 7's, not its first card's. P1 the matta 12o (denari) then 7b (bastoni); the
+    # banker 7c + 10c, a reale of coppe: coppe ranks above bastoni, the banker keeps the bank.
+    rules = {"preset": ITALIAN, "triplee": True, "triplee_wild": "seven_half"}
+    e = table(["12o", "7c", "7b", "10c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    g = e.game
+    assert g.is_reale(g.slot(1)) and g.is_reale(g.slot(0))
+    assert e.game.new_banker == -1  # read from the 12o (denari) it took the bank
+    # the 7 first, the matta second: the same
+    e = table(["7b", "7c", "12o", "10c"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert e.game.new_banker == -1
+    # against a banker's reale of spade, the 7 of coppe with the matta takes the bank
+    e = table(["12o", "7e", "7c", "10e"], rules=rules)
+    play(e, [(P1, "BET_1"), (P1, "HIT_UP"), (P0, "HIT_UP")])
+    assert e.game.new_banker == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"preset": ITALIAN, "triplee": True, "triplee_takes_bank": False},
+            "triplee_takes_bank: false does nothing with bank_passes: reale",
+        ),
+        (
+            {"triplee": True, "triplee_takes_bank": False, "bank_passes": "never"},
+            "triplee_takes_bank: false does nothing with bank_passes: never",
+        ),
+        (
+            {"preset": ITALIAN, "split_first_hand_only": True},
+            "split_first_hand_only: true does nothing with max_splits: 0",
+        ),
+        ({"split_first_hand_only": True, "max_splits": 0}, "split_first_hand_only: true does nothing"),
+    ],
+)
+def test_options_that_would_silently_do_nothing_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        raw_env(rules=options)
+    # where they matter they are accepted
+    raw_env(rules={"triplee": True, "triplee_takes_bank": False, "bank_passes": "seven_half"})
+    raw_env(rules={"preset": "french", "split_first_hand_only": True})
+
+
+def test_the_guide_says_what_burn_does_under_these_rules():
+    from siete_env.guide import describe_action, player_guide
+    from siete_env.rules import resolve_rules
+
+    plain = resolve_rules({"preset": ITALIAN, "burn_three_four": True})
+    drawn = resolve_rules({"preset": ITALIAN, "burn_three_four": True, "burn_drawn": True})
+    assert describe_action("BURN", plain) == describe_action("BURN") == "burn your initial 3 or 4 for the top card"
+    assert "just drawn" in describe_action("BURN", drawn)
+    assert any("Burning: an initial 3 or 4 may" in line for line in player_guide(plain))
+    assert any("or one just drawn face-up" in line for line in player_guide(drawn))
+    assert not any("Burning" in line for line in player_guide(resolve_rules(ITALIAN)))

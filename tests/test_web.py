@@ -170,6 +170,42 @@ BAD_REQUESTS = [
         "x",
     ),
     ("/api/next", b"{}", "application/json", 400, "table must be the id", "table"),
+    # a number the rules cannot hold: a 400 naming the option and its range, never an OverflowError
+    ("/api/new", b'{"rules": {"limit": 1e308}}', "application/json", 400, "limit must be 0..15 points", "rules"),
+    ("/api/new", b'{"rules": {"limit": 1e400}}', "application/json", 400, "limit must be 0..15 points", "rules"),
+    ("/api/new", b'{"rules": {"min_stand": -1e400}}', "application/json", 400, "min_stand must be 0..15", "rules"),
+    (
+        "/api/new",
+        b'{"rules": {"preset": "quattro_e_mezzo", "declare": [4.5, 1e308]}}',
+        "application/json",
+        400,
+        "declare must be 0..15 points",
+        "rules",
+    ),
+    (
+        "/api/new",
+        b'{"rules": {"preset": "quattro_e_mezzo", "bank_totals": [1e400]}}',
+        "application/json",
+        400,
+        "bank_totals must be 0..15 points",
+        "rules",
+    ),
+    (
+        "/api/new",
+        b'{"rules": {"preset": "quattro_e_mezzo", "wild_loses_ties_at": [1e308]}}',
+        "application/json",
+        400,
+        "wild_loses_ties_at must be 0..15 points",
+        "rules",
+    ),
+    (
+        "/api/new",
+        b'{"rules": {"bet_levels": [1, ' + b"9" * 400 + b"]}}",
+        "application/json",
+        400,
+        "bet_levels must be at most",
+        "rules",
+    ),
 ]
 
 
@@ -267,6 +303,63 @@ def test_the_servers_seed_is_private_and_tables_deal_differently():
     assert len({str(v) for v in first}) > 1  # not the same hand at every table
     again = create_app(Server(seed=1234, opponents=["banker:6"])).test_client()
     assert [again.post("/api/new", json={}).json["view"] for _ in range(6)] == first  # the server's seed: reproducible
+
+
+# The rule options a request may set are capped (a session of agent-only hands would be
+# played inside one request): (options, the piece of the message, accepted at the cap too).
+WEB_CAPS = [
+    ({"hands_per_episode": 101}, "hands_per_episode must be at most 100"),
+    ({"hands_per_episode": 27_000}, "hands_per_episode must be at most 100"),
+    ({"starting_chips": 1001}, "starting_chips must be at most 1000"),
+    ({"bet_levels": [1, 2, 5000]}, "bet_levels must be at most 1000"),
+    ({"side_bets": True, "side_bet_stake": 1001}, "side_bet_stake must be at most 1000"),
+    ({"bank_auction": True, "auction_bids": [1, 2000]}, "auction_bids must be at most 1000"),
+    ({"preset": "quattro_e_mezzo", "target_score": 500, "play_to_target": True}, "target_score must be at most 100"),
+]
+
+
+@pytest.mark.parametrize(("rules", "message"), WEB_CAPS)
+def test_a_request_cannot_ask_for_an_endless_session(client, rules, message):
+    body = {"rules": rules, "players": 3, "opponents": "random"}
+    r = client.post("/api/new", json=body)
+    assert r.status_code == 400 and message in r.json["error"] and r.json["field"] == "rules", r.json
+    # at the cap: a table
+    name = next(k for k in rules if k not in ("preset", "side_bets", "bank_auction", "play_to_target"))
+    cap = int(message.rsplit(" ", 1)[1])
+    body["rules"] = {**rules, name: [1, cap] if isinstance(rules[name], list) else cap}
+    r = client.post("/api/new", json=body)
+    assert r.status_code == 200, r.json
+
+
+def test_the_operators_own_rules_are_not_capped():
+    from agents.web import Server
+
+    app = create_app(Server(rules={"preset": "spanish", "hands_per_episode": 500}, opponents=["banker:6"]))
+    r = app.test_client().post("/api/new", json={"seed": 0})
+    assert r.status_code == 200, r.json
+
+
+def test_a_seat_out_of_chips_ends_its_session_at_once():
+    # before: the agents played the rest of the 100 hands inside that one request
+    rules = {"preset": "spanish", "starting_chips": 2, "hands_per_episode": 100}
+    t = Table(rules=rules, players=5, seat=1, opponents=["banker:6", "threshold:5"], seed=2)
+    while not t.over:
+        legal = t.legal()
+        t.act("BET_1" if "BET_1" in legal else "STAND" if "STAND" in legal else legal[0])
+    assert t.ended and t.env.agents  # the environment's episode would go on without you
+    assert not t.env.game.active(1) and t.env.game.hand_no < 5
+    assert "out of chips" in t.log[-1] and t.legal() == []
+    assert t.results[-1]["won"] == -2
+    t.new_hand()
+    assert not t.over and not t.ended and t.legal()
+
+
+def test_the_agents_moves_in_one_request_are_bounded(monkeypatch):
+    import agents.web as web
+
+    monkeypatch.setattr(web, "MAX_AGENT_STEPS", 3)
+    t = Table(players=6, seat=5, banker=0, opponents=["banker:6", "threshold:5"], seed=0)
+    assert t.over and t.ended and "without you" in t.log[-1]
 
 
 def test_results_are_trimmed(monkeypatch):

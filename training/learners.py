@@ -64,13 +64,17 @@ def load_weights(model, path) -> Any:
     """``model`` (a fresh ``make_model`` of the run's config) given the weights, optimizer
     state and step counters of a snapshot ``path`` saved by ``model.save``, without
     unpickling anything (SB3's ``load`` would unpickle the zip's ``data``: a snapshot swapped
-    in a run folder would run as code). ``set_parameters`` reads the ``.pth`` entries with
-    torch's ``weights_only=True``; the counters are plain JSON numbers of ``data``. The rest
-    of what ``load`` restores is the config's (the same run) or reset every generation."""
-    from agents.learned import read_model_zip
+    in a run folder would run as code). Every ``.pth`` entry is read here with torch's
+    ``weights_only=True`` (``agents.learned.read_model_tensors``) and handed to
+    ``set_parameters`` as loaded dicts, so no path depends on the SB3/torch versions'
+    defaults (SB3 2.3 with torch < 2.6 would unpickle the optimizer's entry); the counters
+    are plain JSON numbers of ``data``. The rest of what ``load`` restores is the config's
+    (the same run) or reset every generation."""
+    from agents.learned import read_model_tensors
 
-    _, data = read_model_zip(path)  # refuses a file without data / policy.pth (weights only)
-    model.set_parameters(str(path), exact_match=True, device="cpu")
+    tensors, data = read_model_tensors(path)  # refuses a file without data / policy.pth (weights only)
+    tensors.pop("pytorch_variables", None)  # SB3's extra tensors (none for PPO): load does not set them here
+    model.set_parameters(tensors, exact_match=True, device="cpu")  # a ValueError unless they are this model's
     for key in ("num_timesteps", "_n_updates", "_episode_num"):
         value = data.get(key)
         if isinstance(value, int) and not isinstance(value, bool):

@@ -58,6 +58,17 @@ MAX_RESULTS = 100  # the hand results a table keeps (the score is the running to
 MAX_BODY = 16 * 1024  # bytes of a request body
 MAX_SHOWN = 40  # characters of a request's value quoted back in an error
 MAX_SEED = 2**63 - 1
+# The rule options a request may set, capped: a session of agent-only hands played inside one
+# request (your seat out of chips, a huge hands_per_episode) would hold a thread for minutes.
+WEB_RULE_LIMITS = {
+    "hands_per_episode": 100,
+    "starting_chips": 1000,
+    "bet_levels": 1000,
+    "auction_bids": 1000,
+    "side_bet_stake": 1000,
+    "target_score": 100,
+}
+MAX_AGENT_STEPS = 20_000  # agent moves one request may play: past it the session ends (a backstop)
 NEW_KEYS = ("rules", "players", "seat", "opponents", "seed", "banker", "deck")
 COOKIE = "siete_browser"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -153,13 +164,14 @@ class Table:
         except ValueError as err:
             raise TableError(cut(str(err)), "deck" if self.deck else None) from None
         self.episode += 1
+        self.ended = False  # the session ended for you before the environment's episode (out of chips)
         self._start = list(self.env.game.chips)
         self._seen = 0
         self._advance()
 
     @property
     def over(self) -> bool:
-        return not self.env.agents
+        return self.ended or not self.env.agents
 
     def legal(self) -> list[str]:
         if self.over:
@@ -181,7 +193,10 @@ class Table:
         self._advance()
 
     def _advance(self) -> None:
+        """The agents play until it is your turn again, the episode ends, or your seat is
+        out of chips (the rest of its session would be agents only: it ends for you)."""
         e = self.env
+        steps, note = 0, ""
         while e.agents:
             agent = e.agent_selection
             _, _, term, trunc, _ = e.last()
@@ -191,9 +206,18 @@ class Table:
             seat = e.seat_of(agent)
             if seat == self.me:
                 break
+            if not e.game.active(self.me):
+                self.ended, note = True, "you are out of chips: the session ends (deal again for a new one)"
+                break
+            if steps >= MAX_AGENT_STEPS:
+                self.ended, note = True, f"the agents played {MAX_AGENT_STEPS:,} moves without you: the session ends"
+                break
             e.step(self.agents[seat](e.observe(agent)))
+            steps += 1
         self._read_events()
-        if not e.agents:
+        if note:
+            self.log.append(note)
+        if self.over:
             won = e.game.chips[self.me] - self._start[self.me]
             self.score += won
             self.results.append({"episode": self.episode, "won": won, "chips": list(e.game.chips)})
@@ -221,7 +245,7 @@ class Table:
             "view": view,
             "deck": self.env.rules.deck,
             "preset": self.env.rules.preset,
-            "legal": [{"name": n, "help": describe_action(n)} for n in legal],
+            "legal": [{"name": n, "help": describe_action(n, self.env.rules)} for n in legal],
             "log": self.log[-80:],
             "episode": self.episode,
             "move": self.move,
@@ -378,6 +402,15 @@ def _words(body: dict[str, Any], key: str, limit: int) -> list[str] | None:
     return v
 
 
+def _check_web_limits(rules: Rules) -> None:
+    """A ``TableError`` naming the first option of ``rules`` over its ``WEB_RULE_LIMITS`` cap."""
+    for name, cap in WEB_RULE_LIMITS.items():
+        v = getattr(rules, name)
+        top = max(v) if isinstance(v, tuple) else v
+        if top is not None and top > cap:
+            raise TableError(f"rules: {name} must be at most {cap} at the web table, got {shown(top)}", "rules")
+
+
 def table_settings(body: Any, server: Server) -> dict[str, Any]:
     """A table's settings from a request body (over the server's defaults), checked; a
     ``TableError`` naming the field otherwise."""
@@ -397,6 +430,8 @@ def table_settings(body: Any, server: Server) -> dict[str, Any]:
         rules = resolve_rules(rules)  # a name or a dict: never a file (the server's own file was read at start)
     except (ValueError, TypeError) as err:
         raise TableError(f"rules: {cut(str(err), 300)}", "rules") from None
+    if "rules" in body:  # the operator's own rules (the command line) are not capped
+        _check_web_limits(rules)
     players = _integer(body, "players", 2, 12, server.players)
     seat = _integer(body, "seat", 0, players - 1, server.seat)
     banker = _integer(body, "banker", 0, players - 1, server.banker)
