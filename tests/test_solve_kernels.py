@@ -12,8 +12,6 @@ from siete_env.solve.states import FOUR
 
 from .tolerance import FLOAT64
 
-pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
-
 RULES = [
     {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0},
     {
@@ -43,7 +41,15 @@ def possible_nodes(ev) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("rules", RULES, ids=["single", "payouts-stakes", "mandatory-swap", "forced"])
+@pytest.mark.parametrize(
+    "rules",
+    [  # all but the dearest run again with NUMBA_CPU_NAME=generic (the `processor` mark: tests/tolerance.py)
+        pytest.param(RULES[0], id="single", marks=pytest.mark.processor),
+        pytest.param(RULES[1], id="payouts-stakes", marks=pytest.mark.processor),
+        pytest.param(RULES[2], id="mandatory-swap"),
+        pytest.param(RULES[3], id="forced", marks=pytest.mark.processor),
+    ],
+)
 def test_numba_and_numpy_passes_agree(rules):
     ev = evaluator(rules)
     rng = np.random.default_rng(7)
