@@ -47,8 +47,10 @@ def main() -> None:
 
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
+    from training.config import load_config
+    from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
-    from training.train_cli import _save_best_responses, derive_seed, load_config, make_model, make_venv
+    from training.train_cli import save_best_responses
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)
@@ -67,7 +69,7 @@ def main() -> None:
         table = raw_env(2, cfg.rules)
         agents = [make_agent(AgentSpec.model(snaps[r], cfg.opponents.sample), table) for r in ROLES]
         pe = solve.evaluate_pair(*agents, cfg.rules)
-        _save_best_responses(cfg, folder / "br.npz", pe)
+        save_best_responses(cfg, folder / "br.npz", pe)
         pool[str(AgentSpec.tables(folder / "br.npz"))] = cfg.opponents.exploiter_share
         pool_size -= cfg.opponents.exploiter_share
     pool[str(AgentSpec.model(snaps[other], cfg.opponents.sample))] = pool_size
@@ -101,7 +103,7 @@ def profile_vine(cfg, args) -> None:
     the role branched, then its gradient steps."""
     import torch
 
-    from train import make_model, make_venv
+    from training.learners import make_model, make_venv
     from training.runs import ROLES
     from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 

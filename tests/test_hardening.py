@@ -429,8 +429,9 @@ def test_train_refuses_a_locked_run_folder(tmp_path):
 
     with lock_run_dir(tmp_path):
         code = (
-            "import sys; sys.path.insert(0, sys.argv[2]); import train, training.runs; training.runs.LOCK_WAIT = 0.2\n"
-            "sys.exit(train.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
+            "import sys; sys.path.insert(0, sys.argv[2]); import training.runs, training.train_cli as t\n"
+            "training.runs.LOCK_WAIT = 0.2\n"
+            "sys.exit(t.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
         )
         r = subprocess.run([sys.executable, "-c", code, str(tmp_path), str(ROOT)], capture_output=True, text=True)
     assert r.returncode == 2, r.stderr[-2000:]

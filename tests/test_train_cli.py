@@ -411,12 +411,10 @@ COVERED = "{preset: spanish, bet_levels: [1], four_swap: 'off', max_splits: 0}"
 @pytest.mark.parametrize(
     "overrides, allowed",
     [
-        (["opponents.weighting=nash"], "opponents.weighting: nash needs rules the exact evaluator covers"),
         (["evaluation.select=mixture"], "evaluation.select: mixture needs rules the exact evaluator covers"),
-        (["evaluation.select=mixture", "opponents.weighting=nash"], "evaluation.select: mixture need rules"),
+        (["evaluation.select=mixture", "opponents.exploiter_share=0.2"], "evaluation.select: mixture need rules"),
         ([f"rules={COVERED}", "evaluation.select=mixture", "num_players=3"], "needs heads-up play"),
         ([f"rules={COVERED}", "evaluation.select=mixture", "evaluation.exact=false"], "needs evaluation.exact: true"),
-        ([f"rules={COVERED}", "opponents.weighting=nash", "parallel=false"], "needs parallel: true"),
         (["opponents.exploiter_share=0.2"], "opponents.exploiter_share needs rules the exact evaluator covers"),
         (
             [f"rules={COVERED}", "opponents.exploiter_share=0.6"],
@@ -429,38 +427,30 @@ def test_mixtures_need_the_exact_evaluator(overrides, allowed):
     with pytest.raises(ValueError) as err:
         load_config(pools, overrides)
     assert allowed in str(err.value) and "(top level)" in str(err.value)
-    assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
+    assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.exploiter_share=0.2"])
     with pytest.raises(
         ValueError, match="needs rules the exact evaluator covers"
     ):  # the main config asks for a mixture
         load_config(None, ["rules=spanish"])
 
 
-def test_opponent_pool_with_snapshot_weights():
-    from train import opponent_pool
+def test_opponent_pool():
     from training.config import OpponentsConfig
+    from training.train_cli import opponent_pool
 
-    o = OpponentsConfig(weighting="nash")
-    pool = opponent_pool(["banker:6", "smart:6"], ["a", "b", "c"], o, None, 0.2, np.array([0.0, 0.25, 0.75]))
-    assert pool == pytest.approx({"banker:6": 0.1, "smart:6": 0.1, "b": 0.2, "c": 0.6})
-    assert all(type(v) is float for v in pool.values())
-    o2 = OpponentsConfig(weighting="nash", snapshots=2)  # the newest two, renormalised
-    assert opponent_pool(["banker:6"], ["a", "b", "c"], o2, None, 0.0, np.array([0.5, 0.25, 0.25])) == pytest.approx(
-        {"b": 0.5, "c": 0.5}
-    )
     assert opponent_pool(["banker:6"], ["a", "b"], OpponentsConfig(), None, 0.5) == {
         "banker:6": 0.5, "a": 0.25, "b": 0.25}  # fmt: skip
-    with pytest.raises(ValueError, match="2 snapshot weights for 3 snapshots"):
-        opponent_pool(["banker:6"], ["a", "b", "c"], o, None, 0.5, np.array([0.5, 0.5]))
-    # the newest snapshot's own share, then the rest uniformly (it too), after the exploiter's
-    o3 = OpponentsConfig(weighting="uniform", newest_share=0.3, exploiter_share=0.2)
-    assert opponent_pool(["banker:6"], ["a", "b"], o3, None, 0.1, None, "br") == pytest.approx(
-        {"banker:6": 0.1, "br": 0.2, "b": 0.3 + 0.2, "a": 0.2}
-    )
+    o2 = OpponentsConfig(weighting="uniform", snapshots=2)  # the newest two
+    assert opponent_pool(["banker:6"], ["a", "b", "c"], o2, None, 0.0) == pytest.approx({"b": 0.5, "c": 0.5})
+    # the exploiter's share from the snapshots' part, the rest uniformly over the snapshots
+    o3 = OpponentsConfig(weighting="uniform", exploiter_share=0.2)
+    pool = opponent_pool(["banker:6", "smart:6"], ["a", "b"], o3, None, 0.2, "br")
+    assert pool == pytest.approx({"banker:6": 0.1, "smart:6": 0.1, "br": 0.2, "a": 0.3, "b": 0.3})
+    assert all(type(v) is float for v in pool.values())
 
 
 def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixture(tmp_path):
-    """Two tiny generations of PSRO-style training (``weighting: nash``) with the final
+    """Two tiny generations of training against snapshots and exploiters with the final
     pair the least exploitable mixture (``select: mixture``), all on exact values."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
@@ -469,7 +459,7 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
     cfg = {**TINY, "rules": rules, "generations": 2,
-           "opponents": {**TINY["opponents"], "weighting": "nash", "exploiter_share": 0.1},
+           "opponents": {**TINY["opponents"], "weighting": "uniform", "exploiter_share": 0.1},
            "punter": {**TINY["punter"], "baseline_share": 0.25},
            "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3}}  # fmt: skip
     path = tmp_path / "mix.yaml"
@@ -526,13 +516,11 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
 
 def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     """A tiny self-play run as the main config sets it up (batched engine, snapshots that
-    sample, SelfPlayPPO's loss, exploiters, the final mixture), then its report: each
+    sample, exploiters, the final mixture), then its report: each
     generation's NashConv with its minutes, the reference plot, the final pair's distance
     to the game value (the one-stake game has a reference equilibrium)."""
-    from training.ppo import SelfPlayPPO
-
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], "kl_coef": 0.05, "group_advantages": True}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}
     cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
            "punter": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
            "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
@@ -550,8 +538,6 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.2, abs=1e-4)
     minutes = [x["wall_seconds"] for x in state["nash_conv"]]
     assert len(minutes) == 2 and 0 < minutes[0] < minutes[1] <= state["wall_seconds"]
-    model = SelfPlayPPO.load(run / "gen_002" / "banker.zip", device="cpu")
-    assert model.kl_coef == 0.05 and model.group_advantages and model.n_bets == 1
     report = json.loads((run / "report.json").read_text())
     assert report["reference"]["value"] == pytest.approx(-0.11289)
     assert "nash_conv_time.png" in report["plots"] and (run / "nash_conv_time.png").is_file()
@@ -559,23 +545,11 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     assert "Reference equilibrium" in md and "banker's gain" in md
 
 
-def test_self_play_ppo_normalises_advantages_per_kind_of_decision():
-    import torch
-
-    from training.ppo import SelfPlayPPO
-
-    model = SelfPlayPPO.__new__(SelfPlayPPO)
-    model.group_advantages, model.n_bets = True, 2
-    masks = torch.zeros(6, 10, dtype=torch.bool)
-    masks[:3, 6] = True  # three stake decisions (BET_1 legal), three others
-    masks[3:, 0] = True
-    adv = torch.tensor([10.0, 20.0, 30.0, 0.1, 0.2, 0.3])
-    out = model._normalise(adv, masks)
-    assert torch.allclose(out[:3], out[3:], atol=1e-5)  # each group on its own scale
-    assert abs(float(out[:3].mean())) < 1e-6 and abs(float(out[3:].mean())) < 1e-6
-    model.group_advantages = False
-    flat = model._normalise(adv, masks)
-    assert flat[3:].abs().max() < 1.0 < flat[2]  # together: the small group is drowned
+def test_the_pools_learner_refuses_kl_coef():
+    """``kl_coef`` is the vine learner's; MaskablePPO (learner: pools) would silently ignore it."""
+    pools = ROOT / "configs" / "train" / "pools.yaml"
+    with pytest.raises(ValueError, match=r"learner: pools does not use banker\.ppo\.kl_coef"):
+        load_config(pools, ["banker.ppo.kl_coef=0.1"])
 
 
 def test_table_of_four_self_play_with_learned_best_responses(tmp_path):

@@ -257,39 +257,6 @@ def test_more_passes_go_further_toward_the_step(pair):
     assert _kl_uniform(four, flat) < _kl_uniform(one, flat) < before
 
 
-def test_a_given_magnet_pulls_toward_itself(pair):
-    """``batch.magnet`` (``vine.magnet: generation``) replaces the uniform policy: zero
-    advantages and ``ent_coef`` > 0 move the policy toward the magnet's probabilities."""
-    import torch as th
-
-    from training.vine import PUNTER, VineBatch, VineSampler, actor
-
-    cfg, p, b = pair
-    target = _model(cfg, "punter", 7)
-    with th.no_grad():
-        target.policy.action_net.bias.copy_(th.linspace(3, -3, target.action_space.n))
-    s = VineSampler(cfg.rules, 2000, seed=9)
-    batch = s.sample(1000, [actor(p.policy), _nets(pair)[1]], PUNTER)
-    magnet = actor(target.policy).probs(batch.obs, batch.masks)
-    flat = VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q), magnet)
-    m = _model(cfg, "punter", 1)
-
-    def kl_magnet(m):
-        with th.no_grad():
-            q = m.policy.get_distribution(th.as_tensor(flat.obs), action_masks=flat.masks).distribution.probs.numpy()
-        legal = flat.masks > 0
-        return float(np.where(legal, q * (np.log(np.maximum(q, 1e-30)) - np.log(np.maximum(magnet, 1e-30))), 0)
-                     .sum(1).mean())  # fmt: skip
-
-    before = kl_magnet(m)
-    assert before > 0.1
-    m.ent_coef = 0.5
-    for _ in range(5):
-        stats = m.train_on(flat, steps=2)
-    assert kl_magnet(m) < 0.7 * before
-    assert stats["kl_magnet"] > 0
-
-
 def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -368,7 +335,6 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
 
     cfg = _cfg(generations=2,
                vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
-                     "magnet": "generation",  # the moving magnet: resumed from the snapshot it starts from
                      "merge": True,  # repeated decisions merged
                      "snapshot_every": 1, "snapshot_generations": 2,  # a snapshot within each generation too
                      "alternate": True},  # the learners take turns

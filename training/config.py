@@ -53,23 +53,8 @@ class PPOConfig(_Strict):
     kl_coef: float = Field(
         0.0,
         ge=0,
-        description="magnetic mirror descent: weight of KL(new policy || rollout policy) in the loss "
-        "(training.ppo.SelfPlayPPO; 0: MaskablePPO's loss)",
-    )
-    group_advantages: bool = Field(
-        False,
-        description="normalise the advantages of stake decisions and of the other decisions separately "
-        "(training.ppo.SelfPlayPPO)",
-    )
-    central_critic: bool = Field(
-        False,
-        description="the critic also sees the other seats' observations (their hidden cards; the actor sees only "
-        "its own seat's): training.ppo.CentralCriticPolicy on the batched engine's critic_view (vec_env: batched)",
-    )
-    q_critic: bool = Field(
-        False,
-        description="an action-value critic that sees every seat (training.ppo.QCriticPolicy) and a policy loss "
-        "over every legal action's value (training.ppo.AllActionsPPO); needs vec_env: batched",
+        description="the vine learner's mirror-descent step: weight of KL(new policy || the policy that played) "
+        "in its loss (training.vine.VinePPO; learner: vine only)",
     )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
@@ -117,13 +102,11 @@ class OpponentsConfig(_Strict):
     )
     baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
-    weighting: Literal["uniform", "prioritized", "nash"] = Field(
+    weighting: Literal["uniform", "prioritized"] = Field(
         "prioritized",
-        description="how the pool shares its hands: uniformly; prioritized fictitious self-play (the "
-        "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
-        "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
-        "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
-        "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
+        description="how the pool shares its baselines' hands: uniformly, or prioritized fictitious self-play "
+        "(the baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
+        "the learner does worst against are met most)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
     sample: bool = Field(
@@ -138,14 +121,6 @@ class OpponentsConfig(_Strict):
         description="share of each learner's hands against the exact best response to its own newest "
         "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
         "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
-    )
-    newest_share: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="share of each learner's hands against the other learner's newest weights (its last "
-        "snapshot, or with rounds its weights after the last round), taken from the snapshots' part; the rest "
-        "of that part is shared over the snapshots as weighting says: a fresh opponent, damped by the past ones",
     )
     copunters: Literal["baselines", "snapshots"] = Field(
         "baselines",
@@ -240,11 +215,6 @@ class VineConfig(_Strict):
         "weighted by its count, its played values averaged): the same loss on a fraction of the rows",
     )
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
-    magnet: Literal["uniform", "generation"] = Field(
-        "uniform",
-        description="what ent_coef pulls toward: the uniform policy, or the learner's own policy at the start of "
-        "each generation (a moving magnet)",
-    )
     alternate: bool = Field(
         False,
         description="the learners take turns (the banker plays the punter's weights of the same iteration) "
@@ -356,6 +326,9 @@ class TrainConfig(_Strict):
             missing = [r for r in ("punter", "banker") if getattr(self, r).steps is None]
             if missing:
                 raise ValueError(f"learner: pools needs {' and '.join(r + '.steps' for r in missing)}")
+            kl = [f"{r}.ppo.kl_coef" for r in ("punter", "banker") if getattr(self, r).ppo.kl_coef]
+            if kl:
+                raise ValueError(f"learner: pools does not use {', '.join(kl)} (the vine learner's): remove it")
             return self
         if self.num_players != 2:
             raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
@@ -368,7 +341,7 @@ class TrainConfig(_Strict):
         unused = changed(self, ("rounds",), "")
         for r in ("punter", "banker"):
             unused += changed(getattr(self, r), ("steps", "baseline_share"), f"{r}.")
-        unused += changed(self.opponents, ("snapshots", "weighting", "exploiter_share", "newest_share", "copunters"),
+        unused += changed(self.opponents, ("snapshots", "weighting", "exploiter_share", "copunters"),
                           "opponents.")  # fmt: skip
         if unused:
             raise ValueError(
@@ -398,19 +371,8 @@ class TrainConfig(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _central_critic(self) -> TrainConfig:
-        for role in ("punter", "banker"):
-            if (
-                getattr(self, role).ppo.central_critic or getattr(self, role).ppo.q_critic
-            ) and self.vec_env != "batched":
-                raise ValueError(f"{role}.ppo.central_critic needs vec_env: batched (its critic_view observations)")
-        return self
-
-    @model_validator(mode="after")
     def _exact_needed(self) -> TrainConfig:
         wants = []
-        if self.opponents.weighting == "nash":
-            wants.append("opponents.weighting: nash")
         if self.opponents.exploiter_share > 0:
             wants.append("opponents.exploiter_share")
         for role in ("punter", "banker"):
@@ -442,8 +404,6 @@ class TrainConfig(_Strict):
 
         if self.num_players != 2:
             raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
-        if self.opponents.weighting == "nash" and not self.parallel:
-            raise ValueError("opponents.weighting: nash needs parallel: true (both learners meet the same snapshots)")
         if not self.evaluation.exact:
             raise ValueError(f"{need} evaluation.exact: true")
         try:
@@ -512,7 +472,9 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
         return model(**data)
     except (ValidationError, ValueError) as e:
         detail = f"\n{_format_errors(e)}" if isinstance(e, ValidationError) else f" {e}"
-        if given and _valid(model, read_config_mapping(path)):
+        # a key given a bad value of its own is not a clash: the usual message names it
+        own = isinstance(e, ValidationError) and any(".".join(map(str, x["loc"])) in given for x in e.errors())
+        if given and not own and _valid(model, read_config_mapping(path)):
             # the file alone is valid: the overrides are what clash (with it, or with each other)
             sets = " ".join(given[k] for k in given)
             raise ValueError(

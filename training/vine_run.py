@@ -58,7 +58,6 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
         sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i))
-        magnet = None  # the magnet's actor (vine.magnet: generation), else uniform
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -85,16 +84,12 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 model.reseed(seed)
                 model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
                 model._setup_lr_schedule()
-                if v.magnet == "generation":  # the policy the generation starts from
-                    magnet = actor(model.policy)
             nets = [None, None]
             nets[me] = actor(model.policy)
             nets[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, nets, me, v.merge)
-            if magnet is not None:
-                batch.magnet = magnet.probs(batch.obs, batch.masks)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps, v.epochs)
             t2 = time.perf_counter()
