@@ -3,7 +3,7 @@ while it learns against a pool built as the config's later generations build it 
 heuristics for ``<role>.baseline_share`` of the hands, the exploiter share against an
 exact best-response table, the rest against a snapshot of the other role).
 
-    python benchmarks/profile_learner.py [--config configs/train/exploiters.yaml] [--role banker] [--steps 40000]
+    python lab/profile_learner.py [--config configs/train/exploiters.yaml] [--role banker] [--steps 40000]
 
 Prints the share of ``learn()`` in: PPO updates (``train``), the learner's own network in
 the rollouts, the environment (the batched kernels or the AEC engine), the opponents'
