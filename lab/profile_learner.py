@@ -103,17 +103,15 @@ def profile_vine(cfg, args) -> None:
     the role branched, then its gradient steps."""
     import torch
 
-    from training.learners import make_model, make_venv
+    from training.learners import learner_model, make_venv
     from training.runs import ROLES
-    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+    from training.vine import BANKER, PUNTER, VineSampler, actor
 
     torch.set_num_threads(cfg.threads)  # as the config's learners
     models = []
     for i, r in enumerate(ROLES):
-        p = getattr(cfg, r).ppo
         venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, i)
-        models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
-                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
+        models.append(learner_model(cfg, r, venv, i, None))  # its class and loss as train.py's
     me = PUNTER if args.role == "punter" else BANKER
     hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)

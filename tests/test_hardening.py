@@ -357,12 +357,22 @@ def _alive(pid: int) -> bool:
 
 TINY_LONG = {  # learners that are still busy in learn() when their parent is killed
     "name": "orphans",
+    "rules": "spanish",
     "generations": 1,
+    "learner": "pools",
+    "vec_env": "dummy",
+    "threads": 1,
     "n_envs": 1,
     "punter": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
     "banker": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
     "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
-    "evaluation": {"punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1, "exact": False},
+    "evaluation": {
+        "punters": ["threshold:5.5"],
+        "bankers": ["banker:6"],
+        "workers": 1,
+        "exact": False,
+        "select": "best_worst",
+    },
 }
 
 

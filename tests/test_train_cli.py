@@ -22,18 +22,25 @@ from .tolerance import FLOAT64
 
 ROOT = Path(__file__).resolve().parent.parent
 
+PPO_CONSTANT = {"learning_rate": 3e-4, "ent_coef": 0.01, "learning_rate_final": None, "ent_coef_final": None}
 TINY = {
     "name": "tiny",
     "rules": "spanish",
     "num_players": 2,
     "seed": 0,
     "generations": 1,
+    "learner": "pools",
+    "vec_env": "dummy",
     "n_envs": 2,
     "threads": 1,
-    "punter": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}},
+    "punter": {
+        "steps": 2048,
+        "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT},
+    },
     "banker": {
         "steps": 2048,
         "ppo": {
+            "learning_rate": 3e-4,
             "n_steps": 256,
             "batch_size": 256,
             "n_epochs": 1,
@@ -43,8 +50,9 @@ TINY = {
             "learning_rate_final": 1e-4,
         },
     },
-    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
+    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"], "sample": False},
     "evaluation": {
+        "select": "best_worst",
         "hands": 500,
         "punters": ["threshold:5.5"],
         "bankers": ["banker:6"],
@@ -135,10 +143,9 @@ def test_bad_key_in_a_yaml_file(tmp_path):
     p.write_text(yaml.safe_dump(bad))
     with pytest.raises(ValueError, match=r"punter\.ppo\.lr_schedule: unknown key"):
         load_config(p)
-    missing = {k: v for k, v in TINY.items() if k != "generations"}
+    missing = {k: v for k, v in TINY.items() if k != "generations"}  # a key left out: the shipped recipe's
     p.write_text(yaml.safe_dump(missing))
-    with pytest.raises(ValueError, match=r"generations: Field required"):
-        load_config(p)
+    assert load_config(p).generations == TrainConfig().generations == 6
     p.write_text("[1, 2]")
     with pytest.raises(ValueError, match="mapping"):
         load_config(p)
@@ -233,7 +240,8 @@ def test_schedules_across_generations():
     assert p.at(5, 5) == pytest.approx((1e-4, 0.01))
     assert p.at(3, 5) == pytest.approx((2e-4, 0.03))
     assert p.at(1, 1) == (3e-4, 0.05)
-    assert PPOConfig(ent_coef=0.02).at(4, 8) == (3e-4, 0.02)  # without *_final: constant
+    constant = PPOConfig(learning_rate=3e-4, ent_coef=0.02, learning_rate_final=None, ent_coef_final=None)
+    assert constant.at(4, 8) == (3e-4, 0.02)  # without *_final: constant
 
 
 def test_the_learners_apply_the_schedules(smoke):
@@ -520,7 +528,7 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     generation's NashConv with its minutes, the reference plot, the final pair's distance
     to the game value (the one-stake game has a reference equilibrium)."""
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
     cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
            "punter": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
            "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
@@ -545,11 +553,32 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     assert "Reference equilibrium" in md and "banker's gain" in md
 
 
+def test_the_defaults_are_the_shipped_recipe():
+    """``TrainConfig()`` is configs/train/default.yaml (``make train``), key for key."""
+    assert TrainConfig() == load_config(DEFAULT_CONFIG)
+    assert TrainConfig().learner == "vine"
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [("punter.ppo.n_steps", 64), ("banker.ppo.clip_range", 0.1), ("punter.ppo.vf_coef", 1.0),
+     ("banker.ppo.gamma", 0.99), ("punter.ppo.gae_lambda", 1.0), ("punter.ppo.batch_size", 64),
+     ("banker.ppo.n_epochs", 2), ("n_envs", 64), ("vec_env", "dummy")],
+)  # fmt: skip
+def test_the_vine_learner_refuses_the_ppo_keys_it_does_not_read(key, value):
+    """The vine learner reads learning_rate(_final), ent_coef(_final), kl_coef, max_grad_norm,
+    net_arch and activation; MaskablePPO's rollout and loss settings would be silently unused."""
+    with pytest.raises(ValueError, match=rf"learner: vine does not use {key}"):
+        load_config(None, [f"{key}={value}"])
+
+
 def test_the_pools_learner_refuses_kl_coef():
     """``kl_coef`` is the vine learner's; MaskablePPO (learner: pools) would silently ignore it."""
     pools = ROOT / "configs" / "train" / "pools.yaml"
     with pytest.raises(ValueError, match=r"learner: pools does not use banker\.ppo\.kl_coef"):
         load_config(pools, ["banker.ppo.kl_coef=0.1"])
+    with pytest.raises(ValueError, match=r"learner: pools does not use vine[.]epochs"):
+        load_config(pools, ["vine.epochs=2"])
 
 
 def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
@@ -557,7 +586,7 @@ def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
     policy (copunters: snapshots), and the report measures both roles by learned best
     responses; a line-up whose files are missing is reported, not fatal."""
     cfg = yaml.safe_load((ROOT / "configs/train/table4.yaml").read_text())
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
     cfg.update(generations=2, n_envs=8)
     for role in ("punter", "banker"):
         cfg[role] = {"steps": 1024, "baseline_share": 0.1, "ppo": ppo}
@@ -607,3 +636,31 @@ def test_rounds_refresh_the_opponents_inside_a_generation(tmp_path):
     assert first["punter, round 2"] == {"banker:6": 0.5, "ppo:gen_001/rounds/banker_1.zip:sample": 0.5}
     assert second["banker"] == {"threshold:5.5": 0.5, "ppo:gen_001/punter.zip:sample": 0.5}
     assert second["banker, round 2"] == {"threshold:5.5": 0.5, "ppo:gen_002/rounds/punter_1.zip:sample": 0.5}
+
+
+@pytest.mark.parametrize("config", ["default.yaml", "pools.yaml"])
+def test_a_resumed_run_builds_its_learners_as_a_new_run_does(config, tmp_path):
+    """One rule chooses a learner's class and loss (``training.learners.model_class``): the
+    learner processes of both learners build their model with it, from scratch or from a
+    snapshot, so a resumed run trains with the same loss as the run it continues."""
+    import inspect
+
+    from training import train_cli, vine_run
+    from training.learners import learner_model, make_venv, model_class
+
+    for process in (train_cli._learner, vine_run.vine_learner):
+        source = inspect.getsource(process)
+        assert "learner_model(" in source and "make_model(" not in source and "load_weights(" not in source
+    cfg = load_config(ROOT / "configs" / "train" / config, ["punter.ppo.net_arch=[8]", "banker.ppo.net_arch=[8]"])
+    for role in ("punter", "banker"):
+        venv = make_venv(cfg.model_copy(update={"n_envs": 1}), role, 0)
+        cls, extra = model_class(cfg, role)
+        new = learner_model(cfg, role, venv, 0, None)
+        new.save(tmp_path / f"{role}.zip")
+        resumed = learner_model(cfg, role, venv, 1, None, tmp_path / f"{role}.zip")
+        assert type(new) is type(resumed) is cls
+        assert cls.__name__ == ("VinePPO" if cfg.learner == "vine" else "MaskablePPO")
+        for key, value in extra.items():
+            assert getattr(resumed, key) == getattr(new, key) == value
+        for a, b in zip(new.policy.parameters(), resumed.policy.parameters(), strict=True):
+            assert bool((a == b).all())

@@ -26,8 +26,13 @@ def _cfg(**over):
     ppo = {"net_arch": [16], "learning_rate": 3e-3, "ent_coef": 0.0, "kl_coef": 0.0}
     data = {"name": "vine-test", "rules": RULES, "num_players": 2, "seed": 0, "generations": 1,
             "learner": "vine", "vec_env": "batched", "threads": 1,
-            "vine": {"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000},
-            "punter": {"ppo": ppo}, "banker": {"ppo": ppo}}  # fmt: skip
+            "vine": {"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000,
+                     "epochs": 1, "merge": False, "alternate": False, "snapshot_every": 0},
+            "punter": {"ppo": ppo}, "banker": {"ppo": ppo}, "opponents": {"sample": False},
+            "evaluation": {"select": "best_worst", "generation_hands": 0}}  # fmt: skip
+    for section in ("vine", "evaluation"):  # a section given is merged into the test's own
+        if section in over:
+            over[section] = {**data[section], **over[section]}
     data.update(over)
     return TrainConfig(**data)
 

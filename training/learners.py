@@ -9,7 +9,7 @@ import numpy as np
 
 from training.config import RoleConfig, TrainConfig
 
-__all__ = ["derive_seed", "load_weights", "make_model", "make_venv", "seat_venv"]
+__all__ = ["derive_seed", "learner_model", "load_weights", "make_model", "make_venv", "model_class", "seat_venv"]
 
 
 def derive_seed(seed: int, *keys: int) -> int:
@@ -19,9 +19,9 @@ def derive_seed(seed: int, *keys: int) -> int:
 
 def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
                extra: dict[str, Any] | None = None):  # fmt: skip
-    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder);
-    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments (the
-    vine learner's ``training.vine.VinePPO``)."""
+    """A fresh ``MaskablePPO`` of one role's network on ``venv`` (``tb``: TensorBoard folder);
+    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments. A run's
+    learners are built by ``learner_model``, which chooses the class."""
     import torch
 
     p = role_cfg.ppo
@@ -55,6 +55,30 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
         from stable_baselines3.common.logger import Logger
 
         model.set_logger(Logger(None, []))
+    return model
+
+
+def model_class(cfg: TrainConfig, role: str) -> tuple[Any, dict[str, Any]]:
+    """The model class of ``role``'s learner under ``cfg`` and its extra arguments: the one
+    rule, for a new run and a resumed one alike (``learner_model``). ``learner: vine``:
+    ``training.vine.VinePPO`` (its mirror-descent step ``kl_coef``, the chips' scale);
+    ``learner: pools``: sb3-contrib's ``MaskablePPO``."""
+    if cfg.learner == "vine":
+        from training.vine import VinePPO
+
+        return VinePPO, {"kl_coef": getattr(cfg, role).ppo.kl_coef, "value_scale": cfg.vine_value_scale()}
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO, {}
+
+
+def learner_model(cfg: TrainConfig, role: str, venv, seed: int, tb: str | None, snapshot=None):
+    """``role``'s learner of ``cfg`` on ``venv`` (its class by ``model_class``), given the
+    weights and counters of ``snapshot`` when the run resumes from one (``load_weights``)."""
+    cls, extra = model_class(cfg, role)
+    model = make_model(getattr(cfg, role), venv, seed, tb, cls=cls, extra=extra)
+    if snapshot is not None:  # the snapshot's weights without unpickling it
+        load_weights(model, snapshot)
     return model
 
 

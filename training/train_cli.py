@@ -48,7 +48,7 @@ import yaml  # noqa: E402
 
 from agents.specs import AgentSpec  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
-from training.learners import derive_seed, load_weights, make_model, make_venv  # noqa: E402
+from training.learners import derive_seed, learner_model, make_venv  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
 from training.runs import (  # noqa: E402
     FINAL_TABLES,
@@ -125,9 +125,7 @@ def _learner(
         tb = str(root / "tb")
         i = ROLES.index(role)
         venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
-        model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
-        if snapshot:  # the snapshot's weights without unpickling it (load_weights)
-            load_weights(model, root / snapshot)
+        model = learner_model(cfg, role, venv, derive_seed(cfg.seed, 2, i), tb, root / snapshot if snapshot else None)
     except Exception as e:  # noqa: BLE001  (reported to the main process)
         conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
         conn.close()

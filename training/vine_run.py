@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from training.config import TrainConfig
-from training.learners import derive_seed, load_weights, make_model, make_venv
+from training.learners import derive_seed, learner_model, make_venv
 from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
 
 __all__ = ["train_vine", "vine_learner"]
@@ -40,7 +40,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+        from training.vine import BANKER, PUNTER, VineSampler, actor
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -50,10 +50,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         ppo = getattr(cfg, role).ppo
         v = cfg.vine
         venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), role, derive_seed(cfg.seed, 1, i))
-        model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
-                           extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
-        if snapshot:  # the snapshot's weights without unpickling it (load_weights)
-            load_weights(model, root / snapshot)
+        model = learner_model(cfg, role, venv, derive_seed(cfg.seed, 2, i), None, root / snapshot if snapshot else None)
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
