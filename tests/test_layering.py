@@ -182,3 +182,11 @@ def test_lab_holds_the_research_probes_and_says_what_each_is():
     readme = (ROOT / "lab" / "README.md").read_text()
     for name in _scripts("lab"):
         assert f"`{name}.py`" in readme, name
+
+
+def test_the_training_package_docstring_names_every_module():
+    import training
+
+    for path in sorted((ROOT / "training").glob("*.py")):
+        if path.stem != "__init__":
+            assert f"``training.{path.stem}``" in training.__doc__, path.stem
