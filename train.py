@@ -1,5 +1,5 @@
-"""Train a punter and a banker against each other, then evaluate them (the code:
-``training/train_cli.py``; installed as the console script ``siete-train``).
+"""Train a punter and a banker against each other, then evaluate them: a thin script over
+``training.train_cli.main`` (also the console script ``siete-train``).
 
     python train.py                                   # configs/train/default.yaml
     python train.py --config configs/train/long.yaml  # the longer run, better play
@@ -8,7 +8,6 @@
 
 import sys
 
-from training.train_cli import *  # noqa: F403 (its API: main, train, load_config, ...)
 from training.train_cli import main
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
     """``(env steps per second in learn(), share of it stepping the environments, decisions
     in the loss per second)``; a ``learner: vine`` config is measured by ``measure_vine``."""
     from agents.specs import AgentSpec
-    from train import derive_seed, load_config, make_model, make_venv
+    from training.config import load_config
+    from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
 
     cfg = load_config(config)
@@ -80,16 +81,14 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
     table's every action (the main hands and the branches' copies); the share is the time
     spent playing them (the engine and both networks); the third figure the decisions the
     loss is computed over (each with every legal action's value)."""
-    from train import derive_seed, make_model, make_venv
+    from training.learners import derive_seed, learner_model, make_venv
     from training.runs import ROLES
-    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+    from training.vine import BANKER, PUNTER, VineSampler, actor
 
     models = []
     for i, r in enumerate(ROLES):
         venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, derive_seed(cfg.seed, 1, i))
-        p = getattr(cfg, r).ppo
-        models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
-                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
+        models.append(learner_model(cfg, r, venv, i, None))  # its class and loss as train.py's
     me = PUNTER if role == "punter" else BANKER
     hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)

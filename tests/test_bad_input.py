@@ -130,9 +130,9 @@ def play(*argv, moves="q\n"):
 
 
 def train(*argv):
-    import train as tr
+    from training.train_cli import main
 
-    return _cli(tr.main, argv)
+    return _cli(main, argv)
 
 
 def vec(n=4, **kw):

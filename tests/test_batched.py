@@ -328,7 +328,8 @@ def test_train_py_uses_the_batched_envs(tmp_path):
     import yaml
 
     from tests.test_train_cli import TINY
-    from train import load_config, make_model, make_venv
+    from training.config import load_config
+    from training.learners import make_model, make_venv
 
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(dict(TINY, vec_env="batched", n_envs=8)))

@@ -357,12 +357,22 @@ def _alive(pid: int) -> bool:
 
 TINY_LONG = {  # learners that are still busy in learn() when their parent is killed
     "name": "orphans",
+    "rules": "spanish",
     "generations": 1,
+    "learner": "pools",
+    "vec_env": "dummy",
+    "threads": 1,
     "n_envs": 1,
     "punter": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
     "banker": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
     "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
-    "evaluation": {"punters": ["threshold:5.5"], "bankers": ["banker:6"], "workers": 1, "exact": False},
+    "evaluation": {
+        "punters": ["threshold:5.5"],
+        "bankers": ["banker:6"],
+        "workers": 1,
+        "exact": False,
+        "select": "best_worst",
+    },
 }
 
 
@@ -429,8 +439,9 @@ def test_train_refuses_a_locked_run_folder(tmp_path):
 
     with lock_run_dir(tmp_path):
         code = (
-            "import sys; sys.path.insert(0, sys.argv[2]); import train, training.runs; training.runs.LOCK_WAIT = 0.2\n"
-            "sys.exit(train.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
+            "import sys; sys.path.insert(0, sys.argv[2]); import training.runs, training.train_cli as t\n"
+            "training.runs.LOCK_WAIT = 0.2\n"
+            "sys.exit(t.main(['--run-dir', sys.argv[1], '--set', 'generations=1', '--no-eval']))\n"
         )
         r = subprocess.run([sys.executable, "-c", code, str(tmp_path), str(ROOT)], capture_output=True, text=True)
     assert r.returncode == 2, r.stderr[-2000:]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("siete_env", "agents", "training")
 SCRIPTS = ("train.py", "train_rllib.py", "evaluate.py", "demo.py")
@@ -133,3 +135,58 @@ def test_the_registered_ids_work_without_the_agents_package():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "cannot resolve the agent spec 'smart:6'" in r.stdout and "pip install -e ." in r.stdout, r.stdout
+
+
+# --------------------------------------------------------------------------- benchmarks/ and lab/
+OUTSIDE = ("benchmarks", "lab")  # scripts over the product: they may import it, it may not import them
+
+
+def _scripts(folder: str) -> dict[str, Path]:
+    return {path.stem: path for path in sorted((ROOT / folder).glob("*.py"))}
+
+
+def test_the_product_and_its_tests_never_import_benchmarks_or_lab():
+    """Nothing in the packages, the scripts or the tests imports, runs or puts on ``sys.path``
+    a file of ``benchmarks/`` or ``lab/``: those import the product, never the reverse."""
+    outside = {name for folder in OUTSIDE for name in _scripts(folder)}
+    modules = _modules()
+    tests = {f"tests.{p.stem}": p for p in sorted((ROOT / "tests").glob("*.py"))}
+    found = []
+    for name, path in {**modules, **tests}.items():
+        if path == Path(__file__).resolve():  # this test names the folders
+            continue
+        for target, _ in _imports(name, path, modules):
+            top = target.split(".")[0]
+            if top in OUTSIDE or (target in outside and target not in modules and top != "tests"):
+                found.append(f"{name} imports {target}")
+        text = path.read_text()
+        found += [f"{name} names the folder {folder}/ (a path to run or import from it)" for folder in OUTSIDE
+                  if f'"{folder}"' in text]  # fmt: skip
+    assert not found, found
+
+
+@pytest.mark.parametrize("folder", OUTSIDE)
+def test_benchmarks_and_lab_use_only_the_products_public_names(folder):
+    """A benchmark or a probe imports the product's public names only (no ``_private``):
+    the product may change its insides without breaking them unseen."""
+    modules = _modules()
+    found = []
+    for name, path in _scripts(folder).items():
+        for target, names in _imports(f"{folder}.{name}", path, modules):
+            if target.split(".")[0] in PACKAGES or target in modules:
+                found += [f"{folder}/{name}.py: from {target} import {n}" for n in names if n.startswith("_")]
+    assert not found, found
+
+
+def test_lab_holds_the_research_probes_and_says_what_each_is():
+    readme = (ROOT / "lab" / "README.md").read_text()
+    for name in _scripts("lab"):
+        assert f"`{name}.py`" in readme, name
+
+
+def test_the_training_package_docstring_names_every_module():
+    import training
+
+    for path in sorted((ROOT / "training").glob("*.py")):
+        if path.stem != "__init__":
+            assert f"``training.{path.stem}``" in training.__doc__, path.stem

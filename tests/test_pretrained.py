@@ -22,8 +22,7 @@ META = json.loads((PRETRAINED_DIR / "spanish-headsup.json").read_text())
 @pytest.mark.processor
 def test_the_stated_exact_values_are_the_shipped_files():
     """NashConv, both best responses and every heuristic pairing, recomputed exactly."""
-    sys.path.insert(0, str(PRETRAINED_DIR.parent.parent / "benchmarks"))
-    from ship_pretrained import exact_values
+    from training.ship import exact_values
 
     got = exact_values(PRETRAINED_DIR / META["file"])
     want = META["exact"]
@@ -116,3 +115,17 @@ def test_evaluate_and_play_take_them(tmp_path):
     )
     assert rc == 0 and "pretrained:banker" in out.getvalue()
     np.testing.assert_equal(len(META["exact"]["as_punter_vs"]), 4)
+
+
+def test_the_ship_command_states_values_rounded_and_refuses_a_run_without_a_mixture(tmp_path, capsys):
+    """``python -m training.ship``: the values it states are rounded to ``STATED_DIGITS``
+    decimals (what holds on every processor), and a run folder without ``final.npz`` is
+    refused before any work."""
+    from training.ship import STATED_DIGITS, main, stated
+
+    assert STATED_DIGITS == 6 and stated(np.float32(0.1234567)) == 0.123457 and type(stated(1)) is float
+    with pytest.raises(SystemExit) as err:
+        main([str(tmp_path)])
+    assert err.value.code == 2 and "final.npz" in capsys.readouterr().err
+    r = subprocess.run([sys.executable, "-m", "training.ship", "--help"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "--refresh" in r.stdout

@@ -22,18 +22,25 @@ from .tolerance import FLOAT64
 
 ROOT = Path(__file__).resolve().parent.parent
 
+PPO_CONSTANT = {"learning_rate": 3e-4, "ent_coef": 0.01, "learning_rate_final": None, "ent_coef_final": None}
 TINY = {
     "name": "tiny",
     "rules": "spanish",
     "num_players": 2,
     "seed": 0,
     "generations": 1,
+    "learner": "pools",
+    "vec_env": "dummy",
     "n_envs": 2,
     "threads": 1,
-    "punter": {"steps": 2048, "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}},
+    "punter": {
+        "steps": 2048,
+        "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT},
+    },
     "banker": {
         "steps": 2048,
         "ppo": {
+            "learning_rate": 3e-4,
             "n_steps": 256,
             "batch_size": 256,
             "n_epochs": 1,
@@ -43,8 +50,9 @@ TINY = {
             "learning_rate_final": 1e-4,
         },
     },
-    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
+    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"], "sample": False},
     "evaluation": {
+        "select": "best_worst",
         "hands": 500,
         "punters": ["threshold:5.5"],
         "bankers": ["banker:6"],
@@ -135,10 +143,9 @@ def test_bad_key_in_a_yaml_file(tmp_path):
     p.write_text(yaml.safe_dump(bad))
     with pytest.raises(ValueError, match=r"punter\.ppo\.lr_schedule: unknown key"):
         load_config(p)
-    missing = {k: v for k, v in TINY.items() if k != "generations"}
+    missing = {k: v for k, v in TINY.items() if k != "generations"}  # a key left out: the shipped recipe's
     p.write_text(yaml.safe_dump(missing))
-    with pytest.raises(ValueError, match=r"generations: Field required"):
-        load_config(p)
+    assert load_config(p).generations == TrainConfig().generations == 6
     p.write_text("[1, 2]")
     with pytest.raises(ValueError, match="mapping"):
         load_config(p)
@@ -233,7 +240,8 @@ def test_schedules_across_generations():
     assert p.at(5, 5) == pytest.approx((1e-4, 0.01))
     assert p.at(3, 5) == pytest.approx((2e-4, 0.03))
     assert p.at(1, 1) == (3e-4, 0.05)
-    assert PPOConfig(ent_coef=0.02).at(4, 8) == (3e-4, 0.02)  # without *_final: constant
+    constant = PPOConfig(learning_rate=3e-4, ent_coef=0.02, learning_rate_final=None, ent_coef_final=None)
+    assert constant.at(4, 8) == (3e-4, 0.02)  # without *_final: constant
 
 
 def test_the_learners_apply_the_schedules(smoke):
@@ -411,12 +419,10 @@ COVERED = "{preset: spanish, bet_levels: [1], four_swap: 'off', max_splits: 0}"
 @pytest.mark.parametrize(
     "overrides, allowed",
     [
-        (["opponents.weighting=nash"], "opponents.weighting: nash needs rules the exact evaluator covers"),
         (["evaluation.select=mixture"], "evaluation.select: mixture needs rules the exact evaluator covers"),
-        (["evaluation.select=mixture", "opponents.weighting=nash"], "evaluation.select: mixture need rules"),
+        (["evaluation.select=mixture", "opponents.exploiter_share=0.2"], "evaluation.select: mixture need rules"),
         ([f"rules={COVERED}", "evaluation.select=mixture", "num_players=3"], "needs heads-up play"),
         ([f"rules={COVERED}", "evaluation.select=mixture", "evaluation.exact=false"], "needs evaluation.exact: true"),
-        ([f"rules={COVERED}", "opponents.weighting=nash", "parallel=false"], "needs parallel: true"),
         (["opponents.exploiter_share=0.2"], "opponents.exploiter_share needs rules the exact evaluator covers"),
         (
             [f"rules={COVERED}", "opponents.exploiter_share=0.6"],
@@ -429,38 +435,30 @@ def test_mixtures_need_the_exact_evaluator(overrides, allowed):
     with pytest.raises(ValueError) as err:
         load_config(pools, overrides)
     assert allowed in str(err.value) and "(top level)" in str(err.value)
-    assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.weighting=nash"])
+    assert load_config(pools, [f"rules={COVERED}", "evaluation.select=mixture", "opponents.exploiter_share=0.2"])
     with pytest.raises(
         ValueError, match="needs rules the exact evaluator covers"
     ):  # the main config asks for a mixture
         load_config(None, ["rules=spanish"])
 
 
-def test_opponent_pool_with_snapshot_weights():
-    from train import opponent_pool
+def test_opponent_pool():
     from training.config import OpponentsConfig
+    from training.train_cli import opponent_pool
 
-    o = OpponentsConfig(weighting="nash")
-    pool = opponent_pool(["banker:6", "smart:6"], ["a", "b", "c"], o, None, 0.2, np.array([0.0, 0.25, 0.75]))
-    assert pool == pytest.approx({"banker:6": 0.1, "smart:6": 0.1, "b": 0.2, "c": 0.6})
-    assert all(type(v) is float for v in pool.values())
-    o2 = OpponentsConfig(weighting="nash", snapshots=2)  # the newest two, renormalised
-    assert opponent_pool(["banker:6"], ["a", "b", "c"], o2, None, 0.0, np.array([0.5, 0.25, 0.25])) == pytest.approx(
-        {"b": 0.5, "c": 0.5}
-    )
     assert opponent_pool(["banker:6"], ["a", "b"], OpponentsConfig(), None, 0.5) == {
         "banker:6": 0.5, "a": 0.25, "b": 0.25}  # fmt: skip
-    with pytest.raises(ValueError, match="2 snapshot weights for 3 snapshots"):
-        opponent_pool(["banker:6"], ["a", "b", "c"], o, None, 0.5, np.array([0.5, 0.5]))
-    # the newest snapshot's own share, then the rest uniformly (it too), after the exploiter's
-    o3 = OpponentsConfig(weighting="uniform", newest_share=0.3, exploiter_share=0.2)
-    assert opponent_pool(["banker:6"], ["a", "b"], o3, None, 0.1, None, "br") == pytest.approx(
-        {"banker:6": 0.1, "br": 0.2, "b": 0.3 + 0.2, "a": 0.2}
-    )
+    o2 = OpponentsConfig(weighting="uniform", snapshots=2)  # the newest two
+    assert opponent_pool(["banker:6"], ["a", "b", "c"], o2, None, 0.0) == pytest.approx({"b": 0.5, "c": 0.5})
+    # the exploiter's share from the snapshots' part, the rest uniformly over the snapshots
+    o3 = OpponentsConfig(weighting="uniform", exploiter_share=0.2)
+    pool = opponent_pool(["banker:6", "smart:6"], ["a", "b"], o3, None, 0.2, "br")
+    assert pool == pytest.approx({"banker:6": 0.1, "smart:6": 0.1, "br": 0.2, "a": 0.3, "b": 0.3})
+    assert all(type(v) is float for v in pool.values())
 
 
 def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixture(tmp_path):
-    """Two tiny generations of PSRO-style training (``weighting: nash``) with the final
+    """Two tiny generations of training against snapshots and exploiters with the final
     pair the least exploitable mixture (``select: mixture``), all on exact values."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
@@ -469,7 +467,7 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
     cfg = {**TINY, "rules": rules, "generations": 2,
-           "opponents": {**TINY["opponents"], "weighting": "nash", "exploiter_share": 0.1},
+           "opponents": {**TINY["opponents"], "weighting": "uniform", "exploiter_share": 0.1},
            "punter": {**TINY["punter"], "baseline_share": 0.25},
            "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3}}  # fmt: skip
     path = tmp_path / "mix.yaml"
@@ -526,13 +524,11 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
 
 def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     """A tiny self-play run as the main config sets it up (batched engine, snapshots that
-    sample, SelfPlayPPO's loss, exploiters, the final mixture), then its report: each
+    sample, exploiters, the final mixture), then its report: each
     generation's NashConv with its minutes, the reference plot, the final pair's distance
     to the game value (the one-stake game has a reference equilibrium)."""
-    from training.ppo import SelfPlayPPO
-
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], "kl_coef": 0.05, "group_advantages": True}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
     cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
            "punter": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
            "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
@@ -550,8 +546,6 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.2, abs=1e-4)
     minutes = [x["wall_seconds"] for x in state["nash_conv"]]
     assert len(minutes) == 2 and 0 < minutes[0] < minutes[1] <= state["wall_seconds"]
-    model = SelfPlayPPO.load(run / "gen_002" / "banker.zip", device="cpu")
-    assert model.kl_coef == 0.05 and model.group_advantages and model.n_bets == 1
     report = json.loads((run / "report.json").read_text())
     assert report["reference"]["value"] == pytest.approx(-0.11289)
     assert "nash_conv_time.png" in report["plots"] and (run / "nash_conv_time.png").is_file()
@@ -559,23 +553,32 @@ def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
     assert "Reference equilibrium" in md and "banker's gain" in md
 
 
-def test_self_play_ppo_normalises_advantages_per_kind_of_decision():
-    import torch
+def test_the_defaults_are_the_shipped_recipe():
+    """``TrainConfig()`` is configs/train/default.yaml (``make train``), key for key."""
+    assert TrainConfig() == load_config(DEFAULT_CONFIG)
+    assert TrainConfig().learner == "vine"
 
-    from training.ppo import SelfPlayPPO
 
-    model = SelfPlayPPO.__new__(SelfPlayPPO)
-    model.group_advantages, model.n_bets = True, 2
-    masks = torch.zeros(6, 10, dtype=torch.bool)
-    masks[:3, 6] = True  # three stake decisions (BET_1 legal), three others
-    masks[3:, 0] = True
-    adv = torch.tensor([10.0, 20.0, 30.0, 0.1, 0.2, 0.3])
-    out = model._normalise(adv, masks)
-    assert torch.allclose(out[:3], out[3:], atol=1e-5)  # each group on its own scale
-    assert abs(float(out[:3].mean())) < 1e-6 and abs(float(out[3:].mean())) < 1e-6
-    model.group_advantages = False
-    flat = model._normalise(adv, masks)
-    assert flat[3:].abs().max() < 1.0 < flat[2]  # together: the small group is drowned
+@pytest.mark.parametrize(
+    "key, value",
+    [("punter.ppo.n_steps", 64), ("banker.ppo.clip_range", 0.1), ("punter.ppo.vf_coef", 1.0),
+     ("banker.ppo.gamma", 0.99), ("punter.ppo.gae_lambda", 1.0), ("punter.ppo.batch_size", 64),
+     ("banker.ppo.n_epochs", 2), ("n_envs", 64), ("vec_env", "dummy")],
+)  # fmt: skip
+def test_the_vine_learner_refuses_the_ppo_keys_it_does_not_read(key, value):
+    """The vine learner reads learning_rate(_final), ent_coef(_final), kl_coef, max_grad_norm,
+    net_arch and activation; MaskablePPO's rollout and loss settings would be silently unused."""
+    with pytest.raises(ValueError, match=rf"learner: vine does not use {key}"):
+        load_config(None, [f"{key}={value}"])
+
+
+def test_the_pools_learner_refuses_kl_coef():
+    """``kl_coef`` is the vine learner's; MaskablePPO (learner: pools) would silently ignore it."""
+    pools = ROOT / "configs" / "train" / "pools.yaml"
+    with pytest.raises(ValueError, match=r"learner: pools does not use banker\.ppo\.kl_coef"):
+        load_config(pools, ["banker.ppo.kl_coef=0.1"])
+    with pytest.raises(ValueError, match=r"learner: pools does not use vine[.]epochs"):
+        load_config(pools, ["vine.epochs=2"])
 
 
 def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
@@ -583,7 +586,7 @@ def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
     policy (copunters: snapshots), and the report measures both roles by learned best
     responses; a line-up whose files are missing is reported, not fatal."""
     cfg = yaml.safe_load((ROOT / "configs/train/table4.yaml").read_text())
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]}
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
     cfg.update(generations=2, n_envs=8)
     for role in ("punter", "banker"):
         cfg[role] = {"steps": 1024, "baseline_share": 0.1, "ppo": ppo}
@@ -633,3 +636,31 @@ def test_rounds_refresh_the_opponents_inside_a_generation(tmp_path):
     assert first["punter, round 2"] == {"banker:6": 0.5, "ppo:gen_001/rounds/banker_1.zip:sample": 0.5}
     assert second["banker"] == {"threshold:5.5": 0.5, "ppo:gen_001/punter.zip:sample": 0.5}
     assert second["banker, round 2"] == {"threshold:5.5": 0.5, "ppo:gen_002/rounds/punter_1.zip:sample": 0.5}
+
+
+@pytest.mark.parametrize("config", ["default.yaml", "pools.yaml"])
+def test_a_resumed_run_builds_its_learners_as_a_new_run_does(config, tmp_path):
+    """One rule chooses a learner's class and loss (``training.learners.model_class``): the
+    learner processes of both learners build their model with it, from scratch or from a
+    snapshot, so a resumed run trains with the same loss as the run it continues."""
+    import inspect
+
+    from training import train_cli, vine_run
+    from training.learners import learner_model, make_venv, model_class
+
+    for process in (train_cli._learner, vine_run.vine_learner):
+        source = inspect.getsource(process)
+        assert "learner_model(" in source and "make_model(" not in source and "load_weights(" not in source
+    cfg = load_config(ROOT / "configs" / "train" / config, ["punter.ppo.net_arch=[8]", "banker.ppo.net_arch=[8]"])
+    for role in ("punter", "banker"):
+        venv = make_venv(cfg.model_copy(update={"n_envs": 1}), role, 0)
+        cls, extra = model_class(cfg, role)
+        new = learner_model(cfg, role, venv, 0, None)
+        new.save(tmp_path / f"{role}.zip")
+        resumed = learner_model(cfg, role, venv, 1, None, tmp_path / f"{role}.zip")
+        assert type(new) is type(resumed) is cls
+        assert cls.__name__ == ("VinePPO" if cfg.learner == "vine" else "MaskablePPO")
+        for key, value in extra.items():
+            assert getattr(resumed, key) == getattr(new, key) == value
+        for a, b in zip(new.policy.parameters(), resumed.policy.parameters(), strict=True):
+            assert bool((a == b).all())

@@ -1,10 +1,28 @@
-"""What ``train.py`` and ``evaluate.py`` share, so that neither imports the other:
+"""The training product: what ``train.py`` and ``evaluate.py`` (thin scripts over
+``training.train_cli.main`` and ``training.evaluate_cli.main``) run. Its modules:
 
 * ``training.config``: the training config (``TrainConfig``, ``load_config``), validated;
+  ``TrainConfig()`` is ``configs/train/default.yaml``, and a key the chosen learner does not
+  read is refused;
+* ``training.train_cli``: a training run (``python train.py``, ``siete-train``): its
+  generations, the pools learner's processes and pools, the exact measures, the final pair;
+* ``training.vine``: the vine learner (``learner: vine``, the default): branched hands on the
+  batched engine and ``VinePPO``'s all-actions mirror-descent loss;
+* ``training.vine_run``: the vine learner's two processes and the loop that drives them;
+* ``training.learners``: a learner's environments and model; ``model_class``, the one rule
+  choosing a learner's class for a new run and a resumed one;
 * ``training.runs``: a run folder: its state (``RunState``, ``state.json``), its lock, the
   specs of its final policies, atomic JSON files;
-* ``training.report``: round-robin tables and a run's report.
+* ``training.outputs``: output files and folders checked before the work, written atomically;
+* ``training.report``: round-robin tables and a run's report;
+* ``training.evaluate_cli``: ``python evaluate.py`` (``siete-evaluate``): tournaments, exact
+  values, solving, learned best responses, a run's report again;
+* ``training.exploit``: learned best responses (``evaluate.py --exploit``);
+* ``training.distill``: one banker network fitted to a mixture's banker;
+* ``training.ship``: ``python -m training.ship``: a run's final pair shipped as the
+  pretrained agents, with its exact values.
 
 A package of the repository (beside the ``siete_env`` environment and the ``agents``), not
-of the environment: it depends on both, nothing depends on it but the two scripts.
+of the environment: it depends on both, and nothing in them depends on it. The research
+probes of ``lab/`` and the speed benchmarks of ``benchmarks/`` import it; it imports neither.
 """

@@ -21,6 +21,13 @@ from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"  # configs/ at the root links here
 MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
+# what each learner does not read (given other values than the defaults, they are refused):
+# MaskablePPO's rollout and loss settings, which the vine learner replaces (training.vine)
+POOLS_ONLY_PPO = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "vf_coef")
+POOLS_ONLY = ("rounds", "n_envs", "vec_env")  # the vine learner steps its own batched tables (vine.tables)
+POOLS_ONLY_ROLE = ("steps", "baseline_share")
+POOLS_ONLY_OPPONENTS = ("snapshots", "weighting", "temperature", "exploiter_share", "copunters")
+VINE_ONLY_PPO = ("kl_coef",)  # the vine learner's mirror-descent step (training.vine.VinePPO)
 
 
 # --------------------------------------------------------------------------- config
@@ -29,47 +36,34 @@ class _Strict(BaseModel):
 
 
 class PPOConfig(_Strict):
-    """MaskablePPO hyperparameters (the names are SB3's)."""
+    """A learner's network and optimiser (the names are SB3's). The defaults are the shipped
+    recipe's (``configs/train/default.yaml``, the vine learner); the keys only
+    ``learner: pools`` reads (``POOLS_ONLY_PPO``) keep MaskablePPO's defaults."""
 
-    learning_rate: float = Field(3e-4, gt=0)
+    learning_rate: float = Field(5e-3, gt=0)
     n_steps: int = Field(256, ge=8, description="rollout steps per environment")
     batch_size: int = Field(512, ge=8)
     n_epochs: int = Field(4, ge=1)
     gamma: float = Field(1.0, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0)
-    ent_coef: float = Field(0.01, ge=0)
+    ent_coef: float = Field(0.05, ge=0)
     learning_rate_final: float | None = Field(
-        None,
+        1e-3,
         gt=0,
         description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
     )
     ent_coef_final: float | None = Field(
-        None,
+        0.005,
         ge=0,
         description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
     )
     vf_coef: float = Field(0.5, ge=0)
     kl_coef: float = Field(
-        0.0,
+        0.3,
         ge=0,
-        description="magnetic mirror descent: weight of KL(new policy || rollout policy) in the loss "
-        "(training.ppo.SelfPlayPPO; 0: MaskablePPO's loss)",
-    )
-    group_advantages: bool = Field(
-        False,
-        description="normalise the advantages of stake decisions and of the other decisions separately "
-        "(training.ppo.SelfPlayPPO)",
-    )
-    central_critic: bool = Field(
-        False,
-        description="the critic also sees the other seats' observations (their hidden cards; the actor sees only "
-        "its own seat's): training.ppo.CentralCriticPolicy on the batched engine's critic_view (vec_env: batched)",
-    )
-    q_critic: bool = Field(
-        False,
-        description="an action-value critic that sees every seat (training.ppo.QCriticPolicy) and a policy loss "
-        "over every legal action's value (training.ppo.AllActionsPPO); needs vec_env: batched",
+        description="the vine learner's mirror-descent step: weight of KL(new policy || the policy that played) "
+        "in its loss (training.vine.VinePPO; learner: vine only)",
     )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
@@ -117,17 +111,15 @@ class OpponentsConfig(_Strict):
     )
     baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
     snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
-    weighting: Literal["uniform", "prioritized", "nash"] = Field(
+    weighting: Literal["uniform", "prioritized"] = Field(
         "prioritized",
-        description="how the pool shares its hands: uniformly; prioritized fictitious self-play (the "
-        "baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
-        "the learner does worst against are met most); or nash (PSRO: the snapshots weighted by a Nash "
-        "equilibrium of the restricted game between the two learners' snapshots, from exact values; "
-        "heads-up rules the exact evaluator covers; the baselines then share their part uniformly)",
+        description="how the pool shares its baselines' hands: uniformly, or prioritized fictitious self-play "
+        "(the baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
+        "the learner does worst against are met most)",
     )
     temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
     sample: bool = Field(
-        False,
+        True,
         description="the snapshots play by sampling their action probabilities (false: greedy, their most "
         "probable action): as opponents in the pools, in the exact evaluation, in mixtures and in the report",
     )
@@ -138,14 +130,6 @@ class OpponentsConfig(_Strict):
         description="share of each learner's hands against the exact best response to its own newest "
         "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
         "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
-    )
-    newest_share: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="share of each learner's hands against the other learner's newest weights (its last "
-        "snapshot, or with rounds its weights after the last round), taken from the snapshots' part; the rest "
-        "of that part is shared over the snapshots as weighting says: a fresh opponent, damped by the past ones",
     )
     copunters: Literal["baselines", "snapshots"] = Field(
         "baselines",
@@ -167,16 +151,16 @@ class OpponentsConfig(_Strict):
 class EvaluationConfig(_Strict):
     """The final evaluation (a round robin by role) and the per-generation one."""
 
-    hands: int = Field(200_000, ge=100, description="hands per pairing in the final report")
+    hands: int = Field(50_000, ge=100, description="hands per pairing in the final report")
     punters: list[str] = Field(default_factory=lambda: ["random", "threshold:5", "threshold:5.5", "bold:5.5"])
     bankers: list[str] = Field(default_factory=lambda: ["random", "banker:5.5", "banker:6", "smart:6"])
-    generation_hands: int = Field(20_000, ge=0, description="hands per pairing after each generation (0: none)")
+    generation_hands: int = Field(0, ge=0, description="hands per pairing after each generation (0: none)")
     workers: int = Field(2, ge=1)
-    map_hands: int = Field(50_000, ge=100, description="hands recorded for each strategy map of the report")
+    map_hands: int = Field(20_000, ge=100, description="hands recorded for each strategy map of the report")
     seed: int = Field(2026, ge=0)
     exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
     select: Literal["last", "best_worst", "mixture"] = Field(
-        "best_worst",
+        "mixture",
         description="which snapshot becomes the final policy of each role: the last one, or the one whose "
         "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
         "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
@@ -229,24 +213,19 @@ class VineConfig(_Strict):
     """``learner: vine`` (``training.vine``): both learners play each other's newest weights
     and branch every decision of their role over its legal actions."""
 
-    iterations: int = Field(20, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
-    punter_hands: int = Field(20_000, ge=1, description="hands the punter learner plays per iteration")
-    banker_hands: int = Field(40_000, ge=1, description="hands the banker learner plays per iteration")
+    iterations: int = Field(24, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
+    punter_hands: int = Field(10_000, ge=1, description="hands the punter learner plays per iteration")
+    banker_hands: int = Field(50_000, ge=1, description="hands the banker learner plays per iteration")
     steps: int = Field(16, ge=1, description="gradient steps per pass over an iteration's decisions (its minibatches)")
-    epochs: int = Field(1, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
+    epochs: int = Field(4, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
     merge: bool = Field(
-        False,
+        True,
         description="merge the repeated decisions of an iteration (one row per distinct observation and mask, "
         "weighted by its count, its played values averaged): the same loss on a fraction of the rows",
     )
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
-    magnet: Literal["uniform", "generation"] = Field(
-        "uniform",
-        description="what ent_coef pulls toward: the uniform policy, or the learner's own policy at the start of "
-        "each generation (a moving magnet)",
-    )
     alternate: bool = Field(
-        False,
+        True,
         description="the learners take turns (the banker plays the punter's weights of the same iteration) "
         "instead of updating at once; each waits while the other plays",
     )
@@ -254,7 +233,7 @@ class VineConfig(_Strict):
         None, gt=0, description="chips divided by this in the loss (default: the rules' top stake)"
     )
     snapshot_every: int = Field(
-        0,
+        8,
         ge=0,
         description="in the last `snapshot_generations` generations, also snapshot both learners every this many "
         "iterations (0: only at the end of each generation): each such pair is measured exactly and joins the "
@@ -267,10 +246,14 @@ class TrainConfig(_Strict):
     """A training run (``configs/train/*.yaml``)."""
 
     name: str = Field("default", description="the run folder is runs/<name>-s<seed>")
-    rules: str | dict[str, Any] = "spanish"
+    rules: str | dict[str, Any] = Field(
+        default_factory=lambda: {"preset": "spanish", "max_splits": 0},
+        description="a preset name or {preset: ..., option: value}; default: heads-up spanish without splits, "
+        "the game the exact evaluator measures",
+    )
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
-    generations: int = Field(ge=1)
+    generations: int = Field(6, ge=1)
     rounds: int = Field(
         1,
         ge=1,
@@ -280,13 +263,13 @@ class TrainConfig(_Strict):
     )
     n_envs: int = Field(8, ge=1)
     vec_env: Literal["dummy", "batched"] = Field(
-        "dummy",
+        "batched",
         description="the learners' environments: dummy (SB3's DummyVecEnv of SeatEnv, the AEC engine) or batched "
         "(siete_env.batched: the n_envs tables stepped together by the batched engine, opponents in batch; "
         "the spanish rules it plays, one hand per episode)",
     )
     threads: int = Field(
-        1,
+        2,
         ge=1,
         description="torch and numpy-BLAS threads per learner process (1 is fastest while both learners work at once "
         "on a small machine; 2 speed up learners that take turns)",
@@ -297,14 +280,14 @@ class TrainConfig(_Strict):
         "snapshots up to the previous generation); false: alternate, the banker after the punter",
     )
     learner: Literal["pools", "vine"] = Field(
-        "pools",
+        "vine",
         description="pools: each learner runs MaskablePPO against a pool of opponents (the other's snapshots, "
         "heuristics, exploiters); vine: both learn at once against each other's newest weights from branched "
         "hands with an all-actions mirror-descent loss (training.vine; heads-up, the batched engine's rules)",
     )
     vine: VineConfig = Field(default_factory=VineConfig)
-    punter: RoleConfig
-    banker: RoleConfig
+    punter: RoleConfig = Field(default_factory=RoleConfig)
+    banker: RoleConfig = Field(default_factory=RoleConfig)
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
 
@@ -352,24 +335,32 @@ class TrainConfig(_Strict):
 
     @model_validator(mode="after")
     def _learner(self) -> TrainConfig:
-        if self.learner == "pools":
-            missing = [r for r in ("punter", "banker") if getattr(self, r).steps is None]
-            if missing:
-                raise ValueError(f"learner: pools needs {' and '.join(r + '.steps' for r in missing)}")
-            return self
-        if self.num_players != 2:
-            raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
-
-        # the pools' keys mean nothing to the vine learner: given other values, they are refused, not ignored
+        # a key the chosen learner does not read is refused when given another value than its
+        # default, not silently ignored (the defaults are the shipped recipe's: the vine learner)
         def changed(model, keys: tuple[str, ...], prefix: str) -> list[str]:
             fields = type(model).model_fields
             return [prefix + k for k in keys if getattr(model, k) != fields[k].get_default(call_default_factory=True)]
 
-        unused = changed(self, ("rounds",), "")
-        for r in ("punter", "banker"):
-            unused += changed(getattr(self, r), ("steps", "baseline_share"), f"{r}.")
-        unused += changed(self.opponents, ("snapshots", "weighting", "exploiter_share", "newest_share", "copunters"),
-                          "opponents.")  # fmt: skip
+        roles = ("punter", "banker")
+        if self.learner == "pools":
+            missing = [r for r in roles if getattr(self, r).steps is None]
+            if missing:
+                raise ValueError(f"learner: pools needs {' and '.join(r + '.steps' for r in missing)}")
+            unused = [k for r in roles for k in changed(getattr(self, r).ppo, VINE_ONLY_PPO, f"{r}.ppo.")]
+            unused += changed(self.vine, tuple(VineConfig.model_fields), "vine.")
+            if unused:
+                raise ValueError(
+                    f"learner: pools does not use {', '.join(unused)} (the vine learner's keys): remove them, "
+                    "or use learner: vine"
+                )
+            return self
+        if self.num_players != 2:
+            raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
+        unused = changed(self, POOLS_ONLY, "")
+        for r in roles:
+            unused += changed(getattr(self, r), POOLS_ONLY_ROLE, f"{r}.")
+            unused += changed(getattr(self, r).ppo, POOLS_ONLY_PPO, f"{r}.ppo.")
+        unused += changed(self.opponents, POOLS_ONLY_OPPONENTS, "opponents.")
         if unused:
             raise ValueError(
                 f"learner: vine does not use {', '.join(unused)} (the pools' keys; its budget is vine.iterations, "
@@ -398,19 +389,8 @@ class TrainConfig(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _central_critic(self) -> TrainConfig:
-        for role in ("punter", "banker"):
-            if (
-                getattr(self, role).ppo.central_critic or getattr(self, role).ppo.q_critic
-            ) and self.vec_env != "batched":
-                raise ValueError(f"{role}.ppo.central_critic needs vec_env: batched (its critic_view observations)")
-        return self
-
-    @model_validator(mode="after")
     def _exact_needed(self) -> TrainConfig:
         wants = []
-        if self.opponents.weighting == "nash":
-            wants.append("opponents.weighting: nash")
         if self.opponents.exploiter_share > 0:
             wants.append("opponents.exploiter_share")
         for role in ("punter", "banker"):
@@ -423,9 +403,7 @@ class TrainConfig(_Strict):
         if self.evaluation.select == "mixture":
             wants.append("evaluation.select: mixture")
         v = self.vine
-        if v.snapshot_every:
-            if self.learner != "vine":
-                raise ValueError("vine.snapshot_every is the vine learner's (learner: vine)")
+        if self.learner == "vine" and v.snapshot_every:
             if v.snapshot_every >= v.iterations:
                 raise ValueError(
                     f"vine.snapshot_every is {v.snapshot_every} and vine.iterations {v.iterations}: snapshots within a "
@@ -442,8 +420,6 @@ class TrainConfig(_Strict):
 
         if self.num_players != 2:
             raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
-        if self.opponents.weighting == "nash" and not self.parallel:
-            raise ValueError("opponents.weighting: nash needs parallel: true (both learners meet the same snapshots)")
         if not self.evaluation.exact:
             raise ValueError(f"{need} evaluation.exact: true")
         try:
@@ -512,7 +488,9 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
         return model(**data)
     except (ValidationError, ValueError) as e:
         detail = f"\n{_format_errors(e)}" if isinstance(e, ValidationError) else f" {e}"
-        if given and _valid(model, read_config_mapping(path)):
+        # a key given a bad value of its own is not a clash: the usual message names it
+        own = isinstance(e, ValidationError) and any(".".join(map(str, x["loc"])) in given for x in e.errors())
+        if given and not own and _valid(model, read_config_mapping(path)):
             # the file alone is valid: the overrides are what clash (with it, or with each other)
             sets = " ".join(given[k] for k in given)
             raise ValueError(

@@ -9,7 +9,7 @@ import numpy as np
 
 from training.config import RoleConfig, TrainConfig
 
-__all__ = ["derive_seed", "load_weights", "make_model", "make_venv", "seat_venv"]
+__all__ = ["derive_seed", "learner_model", "load_weights", "make_model", "make_venv", "model_class", "seat_venv"]
 
 
 def derive_seed(seed: int, *keys: int) -> int:
@@ -19,22 +19,20 @@ def derive_seed(seed: int, *keys: int) -> int:
 
 def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
                extra: dict[str, Any] | None = None):  # fmt: skip
-    """A fresh ``MaskablePPO`` learner of one role on ``venv`` (``tb``: TensorBoard folder);
-    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments (the
-    vine learner's ``training.vine.VinePPO``)."""
+    """A fresh ``MaskablePPO`` of one role's network on ``venv`` (``tb``: TensorBoard folder);
+    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments. A run's
+    learners are built by ``learner_model``, which chooses the class."""
     import torch
 
     p = role_cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    policy: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
-    if cls is not None:  # the caller's class and arguments
-        extra = dict(extra or {})
-    else:
-        cls, extra = _ppo_class(p, venv, policy_kwargs)
-        policy = policy_kwargs.pop("policy", policy)
+    if cls is None:
+        from sb3_contrib import MaskablePPO
+
+        cls = MaskablePPO
     model = cls(
-        policy,
+        "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
         n_steps=p.n_steps,
@@ -51,12 +49,36 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
         seed=seed,
         device="cpu",
         verbose=0,
-        **extra,
+        **(extra or {}),
     )
     if tb is None:  # else SB3 makes an empty /tmp/SB3-<time> folder for its logger at every learn()
         from stable_baselines3.common.logger import Logger
 
         model.set_logger(Logger(None, []))
+    return model
+
+
+def model_class(cfg: TrainConfig, role: str) -> tuple[Any, dict[str, Any]]:
+    """The model class of ``role``'s learner under ``cfg`` and its extra arguments: the one
+    rule, for a new run and a resumed one alike (``learner_model``). ``learner: vine``:
+    ``training.vine.VinePPO`` (its mirror-descent step ``kl_coef``, the chips' scale);
+    ``learner: pools``: sb3-contrib's ``MaskablePPO``."""
+    if cfg.learner == "vine":
+        from training.vine import VinePPO
+
+        return VinePPO, {"kl_coef": getattr(cfg, role).ppo.kl_coef, "value_scale": cfg.vine_value_scale()}
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO, {}
+
+
+def learner_model(cfg: TrainConfig, role: str, venv, seed: int, tb: str | None, snapshot=None):
+    """``role``'s learner of ``cfg`` on ``venv`` (its class by ``model_class``), given the
+    weights and counters of ``snapshot`` when the run resumes from one (``load_weights``)."""
+    cls, extra = model_class(cfg, role)
+    model = make_model(getattr(cfg, role), venv, seed, tb, cls=cls, extra=extra)
+    if snapshot is not None:  # the snapshot's weights without unpickling it
+        load_weights(model, snapshot)
     return model
 
 
@@ -82,39 +104,12 @@ def load_weights(model, path) -> Any:
     return model
 
 
-def _ppo_class(p, venv, policy_kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The MaskablePPO class the ``ppo`` config asks for and its extra arguments; a
-    policy class other than SB3's MlpPolicy goes in ``policy_kwargs["policy"]``."""
-    from sb3_contrib import MaskablePPO
-
-    cls: Any = MaskablePPO
-    extra: dict[str, Any] = {}
-    if p.central_critic:  # the actor reads the learner's own features, the critic every seat's
-        from training.ppo import CentralCriticPolicy
-
-        policy_kwargs["policy"] = CentralCriticPolicy
-        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-    if p.q_critic:  # an action-value central critic, the all-actions policy loss
-        from training.ppo import AllActionsPPO, QCriticPolicy
-
-        policy_kwargs["policy"] = QCriticPolicy
-        policy_kwargs["actor_features"] = venv.get_attr("learner_size")[0]
-        cls, extra = AllActionsPPO, {"kl_coef": p.kl_coef}
-    elif p.kl_coef > 0 or p.group_advantages:  # the loss of training.ppo
-        from training.ppo import SelfPlayPPO
-
-        n_bets = sum(1 for a in venv.get_attr("action_names")[0] if a.startswith("BET_"))
-        cls, extra = SelfPlayPPO, {"kl_coef": p.kl_coef, "group_advantages": p.group_advantages, "n_bets": n_bets}
-    return cls, extra
-
-
 def make_venv(cfg: TrainConfig, role: str, seed: int):
     """A learner's ``n_envs`` environments (``cfg.vec_env``) against the baselines, monitored."""
     first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
     # at a larger table the punter learner's fellow punters are the punter heuristics
     co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
-    return seat_venv(role, cfg.rules, cfg.num_players, first, co, cfg.n_envs, cfg.vec_env, seed,
-                     critic_view=getattr(cfg, role).ppo.central_critic or getattr(cfg, role).ppo.q_critic)  # fmt: skip
+    return seat_venv(role, cfg.rules, cfg.num_players, first, co, cfg.n_envs, cfg.vec_env, seed)
 
 
 def seat_venv(
@@ -126,7 +121,6 @@ def seat_venv(
     n_envs: int,
     vec_env: str,
     seed: int,
-    critic_view: bool = False,
     position: int = 1,
 ):
     """``n_envs`` single-seat tables of ``role`` as an SB3 ``VecEnv``, monitored:
@@ -143,10 +137,8 @@ def seat_venv(
 
         tables = SeatVectorEnv(num_envs=n_envs, role=role, rules=rules, num_players=num_players,
                                opponents=opponents, copunters=copunters, fold_suits="auto",
-                               seed=derive_seed(seed, 0), critic_view=critic_view, position=position)  # fmt: skip
+                               seed=derive_seed(seed, 0), position=position)  # fmt: skip
         return VecMonitor(SB3VecEnv(tables))
-    if critic_view:
-        raise ValueError("critic_view needs the batched engine (vec_env: batched)")
     fns = [
         (lambda i=i: SeatEnv(role=role, rules=rules, num_players=num_players, opponents=opponents,
                              copunters=copunters, fold_suits="auto", seed=derive_seed(seed, i),

@@ -49,7 +49,7 @@ import yaml  # noqa: E402
 from agents.specs import AgentSpec  # noqa: E402
 from siete_env import version_text  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
-from training.learners import derive_seed, load_weights, make_model, make_venv  # noqa: E402
+from training.learners import derive_seed, learner_model, make_venv  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
 from training.runs import (  # noqa: E402
     FINAL_TABLES,
@@ -63,18 +63,7 @@ from training.runs import (  # noqa: E402
     stop_learners,
 )
 
-__all__ = [
-    "DEFAULT_CONFIG",
-    "TrainConfig",
-    "derive_seed",
-    "load_config",
-    "main",
-    "make_model",
-    "make_venv",
-    "opponent_pool",
-    "select_generation",
-    "train",
-]
+__all__ = ["main", "opponent_pool", "save_best_responses", "select_generation", "train"]
 
 
 # --------------------------------------------------------------------------- training
@@ -86,24 +75,14 @@ def opponent_pool(
     o: OpponentsConfig,
     results: dict[str, float] | None = None,
     baseline_share: float = 0.5,
-    snapshot_weights: np.ndarray | None = None,
     exploiter: str | None = None,
 ) -> dict[str, float]:
     """Opponent weights for one learner's generation: ``baseline_share`` over the
     baselines (uniform, or prioritized by the learner's last ``results`` against them:
     ``exp(-result / temperature)``), the rest over the other learner's snapshots (the
-    newest ``snapshots`` of them, or all): uniformly, or in proportion to
-    ``snapshot_weights`` (one per snapshot; ``weighting: nash``); and, given an
-    ``exploiter`` spec, ``o.exploiter_share`` of the hands to it (taken from the snapshots'
-    part); and ``o.newest_share`` to the newest snapshot (also from the snapshots' part,
-    on top of its share of the rest)."""
+    newest ``snapshots`` of them, or all) uniformly; and, given an ``exploiter`` spec,
+    ``o.exploiter_share`` of the hands to it (taken from the snapshots' part)."""
     snaps = snapshots[-o.snapshots :] if o.snapshots else list(snapshots)
-    sw = np.ones(len(snaps))
-    if snapshot_weights is not None:
-        if len(snapshot_weights) != len(snapshots):
-            raise ValueError(f"{len(snapshot_weights)} snapshot weights for {len(snapshots)} snapshots")
-        sw = np.asarray(snapshot_weights, np.float64)[len(snapshots) - len(snaps) :]
-        sw = sw / sw.sum() * len(sw) if sw.sum() > 0 else np.ones(len(snaps))
     weights = np.ones(len(baselines))
     if o.weighting == "prioritized" and results and all(b in results for b in baselines):
         v = np.array([results[b] for b in baselines])
@@ -117,11 +96,8 @@ def opponent_pool(
     if exploiter is not None and snaps and o.exploiter_share > 0:
         pool[exploiter] = float(min(o.exploiter_share, rest))
         rest -= pool[exploiter]
-    if snaps and o.newest_share > 0:
-        pool[snaps[-1]] = float(min(o.newest_share, rest))
-        rest -= pool[snaps[-1]]
-    for snap, w in zip(snaps, sw, strict=True):
-        pool[snap] = pool.get(snap, 0.0) + float(rest * w / len(snaps))
+    for snap in snaps:
+        pool[snap] = pool.get(snap, 0.0) + float(rest / len(snaps))
     return {k: v for k, v in pool.items() if v > 0}
 
 
@@ -150,9 +126,7 @@ def _learner(
         tb = str(root / "tb")
         i = ROLES.index(role)
         venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
-        model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), tb)
-        if snapshot:  # the snapshot's weights without unpickling it (load_weights)
-            load_weights(model, root / snapshot)
+        model = learner_model(cfg, role, venv, derive_seed(cfg.seed, 2, i), tb, root / snapshot if snapshot else None)
     except Exception as e:  # noqa: BLE001  (reported to the main process)
         conn.send(("error", f"{role} learner could not start: {e!r}\n{traceback.format_exc()}", 0.0, 0))
         conn.close()
@@ -247,7 +221,6 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
             bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
             last = state.last_results
             pools = {}
-            meta = pop.restricted_nash() if (pop is not None and o.weighting == "nash" and pop.punters) else None
             order = [list(ROLES)] if cfg.parallel else [[r] for r in ROLES]
             newest: dict[str, str] = {}  # each learner's weights after the generation's last round so far
             for rnd in range(cfg.rounds):
@@ -259,10 +232,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                         other = "banker" if role == "punter" else "punter"
                         baselines = o.baseline_bankers if role == "punter" else o.baseline_punters
                         snaps = [str(AgentSpec.model(run_dir / s, o.sample)) for s in state.snapshots(other)]
-                        sw = None if meta is None else meta[0 if other == "punter" else 1]
                         if other in newest:
                             snaps.append(str(AgentSpec.model(run_dir / newest[other], o.sample)))
-                            sw = None if sw is None else np.append(sw, sw[-1] if len(sw) else 1.0)
                         exploiter = None
                         if o.exploiter_share > 0 and state.snapshots(role):
                             br = _best_responses_file(state.snapshot_spec(run_dir, role))
@@ -270,7 +241,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                                 str(AgentSpec.tables(br)) if br.is_file() else None
                             )  # none before the share was set
                         pools[role] = opponent_pool(
-                            baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, sw, exploiter
+                            baselines, snaps, o, last.get(role), getattr(cfg, role).baseline_share, exploiter
                         )
                         copool = None  # the fellow punters at a larger table: the baselines (the learner's default)
                         if role == "punter" and cfg.num_players > 2 and o.copunters == "snapshots":
@@ -324,9 +295,9 @@ def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: floa
 
 def _population(cfg: TrainConfig, run_dir: Path, state: RunState):
     """The snapshots as a ``siete_env.solve.mixture.Population`` (exact values of every pairing),
-    when the config mixes them (``weighting: nash`` or ``select: mixture``); on a resume the
+    when the config mixes them (``evaluation.select: mixture``); on a resume the
     snapshots already there join first."""
-    if cfg.opponents.weighting != "nash" and cfg.evaluation.select != "mixture":
+    if cfg.evaluation.select != "mixture":
         return None
     from agents.specs import make_agent
     from siete_env import raw_env
@@ -481,7 +452,7 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
         return
     pe, row = _exact_pair(cfg, run_dir, state.punter_snapshots[-1], state.banker_snapshots[-1], pop)
     if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        _save_best_responses(cfg, _best_responses_file(state.snapshot_spec(run_dir, "punter")), pe)
+        save_best_responses(cfg, _best_responses_file(state.snapshot_spec(run_dir, "punter")), pe)
     state.nash_conv.append({"generation": gen, **row})
     _tb_scalars(run_dir, gen, {"nash_conv": row["nash_conv"]})
 
@@ -517,7 +488,7 @@ def _exact_pair(cfg: TrainConfig, run_dir: Path, punter_rel: str, banker_rel: st
     return pe, row
 
 
-def _save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
+def save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
     """The exact best responses to one generation's pair (``pe``: its
     ``siete_env.solve.evaluate_pair``), as one table file playing either seat
     (``table:PATH``): as punter the best response to the banker, as banker the best

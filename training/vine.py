@@ -14,7 +14,7 @@ The policy loss (``VinePPO``, a ``MaskablePPO`` whose loss is replaced) uses eve
 action's value, the deep magnetic-mirror-descent loss of the field notes with all actions:
 
     L = - mean_s sum_a pi(a|o) A(s, a) / scale
-        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || magnet)
+        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || uniform)
 
 with ``A(s, a) = Q(s, a) - sum_b pi_rollout(b|o) Q(s, b)`` (``scale``: the top stake). The
 policy sees only its seat's observation ``o``; averaged over the hidden state at ``o``
@@ -22,15 +22,13 @@ the loss is the policy gradient at that information state, with no noise from th
 taken (every action is valued) and a rarely played action still valued. ``kl_coef`` is the
 mirror-descent step (a KL to the policy that played the hands), ``ent_coef`` the pull
 toward the magnet, as in magnetic mirror descent (Sokota et al. 2022): the uniform policy
-(``vine.magnet: uniform``), or the learner's own policy at the start of the generation
-(``vine.magnet: generation``: a moving magnet, replaced every generation, as R-NaD replaces
-its regularisation policy, Perolat et al. 2022). The critic is
+(a moving magnet was measured and not kept: docs/experiments.md). The critic is
 the played hands themselves: no learned value function, no exact value.
 
 Decisions repeat (the punter's about twelve times an iteration, the banker's four): with
 ``vine.merge`` the loss goes over the distinct (observation, mask) rows, each weighted by its
 count with its played values averaged (``VineSampler.merge``) — the same loss, since the
-rollout policy's and the magnet's probabilities depend on the row alone — in minibatches that
+rollout policy's probabilities depend on the row alone — in minibatches that
 keep a frequent row's repeats spread over all of them, as the unmerged minibatches do.
 
 The two learners run in two processes (``training.vine_run``): each plays its own hands with
@@ -112,14 +110,13 @@ def _rows_match(obs, masks, first, inv):  # pragma: no cover  (compiled)
 class VineBatch:
     """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
     rollout policy's probabilities ``(n, A)`` and each legal action's played value
-    ``q (n, A)`` (the learner's chips; 0 where illegal); ``magnet``: the magnet policy's
-    probabilities ``(n, A)``, or ``None`` for the uniform policy."""
+    ``q (n, A)`` (the learner's chips; 0 where illegal); ``weight``: each row's count once
+    merged (``VineSampler.merge``), else ``None``."""
 
     obs: np.ndarray
     masks: np.ndarray
     probs: np.ndarray
     q: np.ndarray
-    magnet: np.ndarray | None = None
     weight: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -176,7 +173,7 @@ class VineSampler:
     def merge(self, batch: VineBatch) -> VineBatch:
         """``batch`` with its repeated rows merged: one row per distinct (observation, mask),
         weighted by how often it came, its played values averaged. The rollout policy's
-        (and the magnet's) probabilities depend on the row alone, so the loss over the
+        probabilities depend on the row alone, so the loss over the
         merged rows, each weighted, is the loss over the decisions (``VinePPO.train_on``),
         computed on a fraction of the rows (the punter's decisions repeat about twelve
         times, the banker's about four)."""
@@ -190,8 +187,7 @@ class VineSampler:
             [np.bincount(inv, weights=batch.q[:, a] * w0, minlength=len(first)) for a in range(batch.q.shape[1])], 1
         )
         q /= weight[:, None]
-        magnet = None if batch.magnet is None else batch.magnet[first]
-        return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), magnet, weight)
+        return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), weight)
 
     def _play_out(self, games: np.ndarray, nets: list[MLPPolicy], record: int | None = None, crn=None) -> list:
         """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
@@ -261,7 +257,7 @@ class VineSampler:
 class VinePPO(MaskablePPO):
     """``MaskablePPO`` trained on branched decisions (``VineBatch``) with the
     all-actions mirror-descent loss of the module docstring: ``kl_coef`` weighs the KL
-    to the rollout policy, ``ent_coef`` the KL to the magnet (the batch's, else uniform). SB3's rollout
+    to the rollout policy, ``ent_coef`` the KL to the uniform policy (the magnet). SB3's rollout
     collection and its clipped loss are not used (``learn`` refuses); the model saves
     and loads as a ``MaskablePPO`` (its policy is an ordinary
     ``MaskableActorCriticPolicy``)."""
@@ -298,10 +294,6 @@ class VinePPO(MaskablePPO):
         adv = (q - (old * q).sum(1, keepdim=True)) * legal
         log_old = th.log(old.clamp_min(1e-30))
         log_n = th.log(legal.sum(1).float())
-        log_mag = None
-        if batch.magnet is not None:
-            mag = th.as_tensor(batch.magnet, dtype=th.float32)
-            log_mag = th.where(legal, th.log(mag.clamp_min(1e-30)), th.zeros_like(mag))
         n = len(batch)
         size = -(-n // max(1, steps))
         k = -(-n // size)  # minibatches per pass
@@ -335,10 +327,7 @@ class VinePPO(MaskablePPO):
                 wi = None if w is None else w[i]
                 pg = -_mean((p * adv[i]).sum(1), wi)
                 kl_old = _mean((p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1), wi)
-                if log_mag is None:  # KL(pi || uniform)
-                    kl_mag = _mean((p * logp).sum(1) + log_n[i], wi)
-                else:
-                    kl_mag = _mean((p * (logp - log_mag[i])).sum(1), wi)
+                kl_mag = _mean((p * logp).sum(1) + log_n[i], wi)  # KL(pi || uniform)
                 loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
                 pol.optimizer.zero_grad()
                 loss.backward()

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from training.config import TrainConfig
-from training.learners import derive_seed, load_weights, make_model, make_venv
+from training.learners import derive_seed, learner_model, make_venv
 from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
 
 __all__ = ["train_vine", "vine_learner"]
@@ -40,7 +40,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+        from training.vine import BANKER, PUNTER, VineSampler, actor
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -50,15 +50,11 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         ppo = getattr(cfg, role).ppo
         v = cfg.vine
         venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), role, derive_seed(cfg.seed, 1, i))
-        model = make_model(getattr(cfg, role), venv, derive_seed(cfg.seed, 2, i), None, cls=VinePPO,
-                           extra={"kl_coef": ppo.kl_coef, "value_scale": cfg.vine_value_scale()})  # fmt: skip
-        if snapshot:  # the snapshot's weights without unpickling it (load_weights)
-            load_weights(model, root / snapshot)
+        model = learner_model(cfg, role, venv, derive_seed(cfg.seed, 2, i), None, root / snapshot if snapshot else None)
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
         sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i))
-        magnet = None  # the magnet's actor (vine.magnet: generation), else uniform
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -85,16 +81,12 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 model.reseed(seed)
                 model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
                 model._setup_lr_schedule()
-                if v.magnet == "generation":  # the policy the generation starts from
-                    magnet = actor(model.policy)
             nets = [None, None]
             nets[me] = actor(model.policy)
             nets[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, nets, me, v.merge)
-            if magnet is not None:
-                batch.magnet = magnet.probs(batch.obs, batch.masks)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps, v.epochs)
             t2 = time.perf_counter()

@@ -14,7 +14,7 @@ No torch, no SB3.
 ``spanish-headsup.json`` beside it states the pair's exact values (NashConv, best responses,
 expected chips against every heuristic of the report) and the command and commit that made
 it; ``tests/test_pretrained.py`` recomputes them from the shipped file
-(``benchmarks/ship_pretrained.py`` wrote both).
+(``python -m training.ship`` wrote both).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class PretrainedPair:
 
     @classmethod
     def load(cls, path: str | Path = FILE) -> PretrainedPair:
-        what = f"{path} is not a pretrained pair (an .npz written by benchmarks/ship_pretrained.py)"
+        what = f"{path} is not a pretrained pair (an .npz written by python -m training.ship)"
         try:
             with np.load(path, allow_pickle=False) as z:
                 n = sum(1 for k in z.files if k.startswith("banker_w"))

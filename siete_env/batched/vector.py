@@ -128,13 +128,7 @@ class SeatVectorEnv(VectorEnv):
     with a ``ValueError`` (an illegal id in range ends that table's episode, as ``SeatEnv``).
     ``reset(options={"decks": [...]})`` stacks the first episode's deck
     of each table (a list of ``num_envs`` card-id lists, completed at random as in
-    ``SeatEnv``).
-
-    ``critic_view=True`` (training only): each observation is the learner's, followed by
-    the observation of every other seat in seat order (what that player sees, its own
-    hidden cards included), for a **centralised critic** (``training.ppo.CentralCriticPolicy``,
-    whose actor reads only the first ``learner_size`` features). It is not a player's
-    view: never give it to a policy. Final observations carry zeros past the learner's."""
+    ``SeatEnv``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -155,7 +149,6 @@ class SeatVectorEnv(VectorEnv):
         native: bool = True,
         render_mode: str | None = None,
         max_episode_steps: int | None = None,
-        critic_view: bool = False,
     ):
         from ..aec import raw_env
 
@@ -200,18 +193,11 @@ class SeatVectorEnv(VectorEnv):
         L = self.layout
         low = L.low if not self.fold else _fold(L.low, L)
         high = L.high if not self.fold else _fold(L.high, L)
-        if critic_view not in (True, False):
-            raise ValueError(f"critic_view must be True or False, got {critic_view!r}")
-        self.critic_view = bool(critic_view)
-        self.learner_size = len(low)  # the learner's own observation (the first features)
-        if self.critic_view:
-            low, high = np.tile(low, n), np.tile(high, n)
         self.single_observation_space = spaces.Box(low, high, (len(low),), dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.tables.A)
         self.observation_space = batch_space(self.single_observation_space, N)
         self.action_space = batch_space(self.single_action_space, N)
         D, A = len(low), self.tables.A
-        self._own = np.zeros((N, self.learner_size), np.float32)  # the learner's part (critic_view)
         self._obs = np.zeros((N, D), np.float32)
         self._masks = np.zeros((N, A), np.int8)
         self._final_obs = np.zeros((N, D), np.float32)
@@ -347,14 +333,7 @@ class SeatVectorEnv(VectorEnv):
         """The learner's observations and masks, written once: into arrays nobody else holds
         (``copy``) or into the buffers the next step overwrites."""
         obs = self._obs_pool.get() if self.copy else self._obs
-        if not self.critic_view:
-            K.learner_views(self.tables.state, self.tables.cfg, self.fold, obs, self._masks)
-            return obs, (self._masks.copy() if self.copy else self._masks)
-        d, t = self.learner_size, self.tables
-        K.learner_views(t.state, t.cfg, self.fold, self._own, self._masks)
-        obs[:, :d] = self._own
-        for s in range(1, self.num_players):  # the learner is seat 0
-            obs[:, s * d : (s + 1) * d] = t.observe(t.all, s, fold=self.fold)[0]
+        K.learner_views(self.tables.state, self.tables.cfg, self.fold, obs, self._masks)
         return obs, (self._masks.copy() if self.copy else self._masks)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -446,8 +425,7 @@ class SeatVectorEnv(VectorEnv):
             self._rewards[bad] = self.illegal_reward
             self._terminated[bad] = True
             obs_bad, _ = t.observe(bad, 0, fold=self.fold)  # unchanged: the action was not applied
-            self._final_obs[bad] = 0.0
-            self._final_obs[bad, : self.learner_size] = obs_bad
+            self._final_obs[bad] = obs_bad
             self._final_chips[bad] = t.chips[bad, 0]
             self._stage[bad] = 2
             self._skipped[bad] = 0

@@ -9,9 +9,7 @@ their weights with one of two meta-solvers:
 
 * :meth:`Population.restricted_nash`: a Nash equilibrium of the *restricted game*, the
   matrix game whose entries are the exact expected values of every punter member against
-  every banker member (the meta-solver of PSRO, Lanctot et al. 2017). ``train.py`` uses it
-  to choose each learner's opponents among the other side's snapshots
-  (``opponents.weighting: nash``);
+  every banker member (the meta-solver of PSRO, Lanctot et al. 2017);
 * :meth:`Population.least_exploitable`: for each side, the weights whose worst case in the
   *full* game (against an exact best response) is best; found by a cutting-plane method
   whose planes are exact best responses (the double oracle with one side restricted to the

@@ -1,7 +1,7 @@
 """Exact NashConv of one generation's pair of a training run with the networks' output
 logits divided by a temperature: how much of a pair's exploitability is sampling noise.
 
-    python benchmarks/temperature_probe.py RUN_DIR GENERATION [--pairs 1:1 0.5:1 1:0.5 0.5:0.5 0.25:0.25]
+    python lab/temperature_probe.py RUN_DIR GENERATION [--pairs 1:1 0.5:1 1:0.5 0.5:0.5 0.25:0.25]
 
 Each pair ``TP:TB`` plays the punter at temperature TP and the banker at TB (1: as
 trained; lower: sharper). Prints NashConv and each side's best-response gain. The run's

@@ -2,7 +2,7 @@
 learns a best response"). A DIAGNOSTIC, not a training method: the exact best response is
 used here as a label, which training never does.
 
-    python benchmarks/br_supervised_fit.py ppo:runs/default-s0/gen_006/punter.zip:sample \
+    python lab/br_supervised_fit.py ppo:runs/default-s0/gen_006/punter.zip:sample \
         500000 128,128 20
 
 The exact best-responding banker to PUNTER plays SAMPLES banker decisions on the batched

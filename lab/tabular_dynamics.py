@@ -3,7 +3,7 @@ exact game (heads-up ``spanish`` without splits: stakes 1-5, raises, the four-sw
 iteration given the **exact** value of every legal action at every information state
 (the punter's) or its conditional advantage (the banker's), and measured by exact NashConv.
 
-    python benchmarks/tabular_dynamics.py [--method mmd|rm] [--beta 0.3] [--alpha 0.02]
+    python lab/tabular_dynamics.py [--method mmd|rm] [--beta 0.3] [--alpha 0.02]
         [--alpha-final A] [--iters 60] [--every 5] [--magnet uniform|moving|average]
         [--alternate] [--plus] [--expl SHARE] ...
 

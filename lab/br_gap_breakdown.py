@@ -2,7 +2,7 @@
 a best response"): the banker's shortfall against PUNTER, in chips per hand, split by the
 punter's stake and by how many of its cards the banker sees when it stood.
 
-    python benchmarks/br_gap_breakdown.py ppo:runs/default-s0/gen_006/punter.zip:sample ppo:OUT/banker_300000.zip:sample
+    python lab/br_gap_breakdown.py ppo:runs/default-s0/gen_006/punter.zip:sample ppo:OUT/banker_300000.zip:sample
 """
 
 import sys

@@ -3,7 +3,7 @@ while it learns against a pool built as the config's later generations build it 
 heuristics for ``<role>.baseline_share`` of the hands, the exploiter share against an
 exact best-response table, the rest against a snapshot of the other role).
 
-    python benchmarks/profile_learner.py [--config configs/train/exploiters.yaml] [--role banker] [--steps 40000]
+    python lab/profile_learner.py [--config configs/train/exploiters.yaml] [--role banker] [--steps 40000]
 
 Prints the share of ``learn()`` in: PPO updates (``train``), the learner's own network in
 the rollouts, the environment (the batched kernels or the AEC engine), the opponents'
@@ -47,8 +47,10 @@ def main() -> None:
 
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
+    from training.config import load_config
+    from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
-    from training.train_cli import _save_best_responses, derive_seed, load_config, make_model, make_venv
+    from training.train_cli import save_best_responses
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)
@@ -67,7 +69,7 @@ def main() -> None:
         table = raw_env(2, cfg.rules)
         agents = [make_agent(AgentSpec.model(snaps[r], cfg.opponents.sample), table) for r in ROLES]
         pe = solve.evaluate_pair(*agents, cfg.rules)
-        _save_best_responses(cfg, folder / "br.npz", pe)
+        save_best_responses(cfg, folder / "br.npz", pe)
         pool[str(AgentSpec.tables(folder / "br.npz"))] = cfg.opponents.exploiter_share
         pool_size -= cfg.opponents.exploiter_share
     pool[str(AgentSpec.model(snaps[other], cfg.opponents.sample))] = pool_size
@@ -101,17 +103,15 @@ def profile_vine(cfg, args) -> None:
     the role branched, then its gradient steps."""
     import torch
 
-    from train import make_model, make_venv
+    from training.learners import learner_model, make_venv
     from training.runs import ROLES
-    from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
+    from training.vine import BANKER, PUNTER, VineSampler, actor
 
     torch.set_num_threads(cfg.threads)  # as the config's learners
     models = []
     for i, r in enumerate(ROLES):
-        p = getattr(cfg, r).ppo
         venv = make_venv(cfg.model_copy(update={"n_envs": 1}), r, i)
-        models.append(make_model(getattr(cfg, r), venv, i, None, cls=VinePPO,
-                                 extra={"kl_coef": p.kl_coef, "value_scale": cfg.vine_value_scale()}))  # fmt: skip
+        models.append(learner_model(cfg, r, venv, i, None))  # its class and loss as train.py's
     me = PUNTER if args.role == "punter" else BANKER
     hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)

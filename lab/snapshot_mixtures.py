@@ -5,9 +5,9 @@ plus a chosen subset of the snapshots it took within its last generations
 responses added by the double oracle (``--oracle-rounds``), each mixture measured exactly.
 
     python train.py --set vine.snapshot_every=4 vine.snapshot_generations=3 threads=1 --run-dir runs/snaps-s0
-    python benchmarks/snapshot_mixtures.py runs/snaps-s0 --subset 1:12 --subset 1:8 --subset 1:4 --subset 3:4
-    python benchmarks/snapshot_mixtures.py runs/long-s0 --pool runs/long-s1 --from-generation 11
-    python benchmarks/snapshot_mixtures.py runs/long-s0 --oracle-rounds 2
+    python lab/snapshot_mixtures.py runs/snaps-s0 --subset 1:12 --subset 1:8 --subset 1:4 --subset 3:4
+    python lab/snapshot_mixtures.py runs/long-s0 --pool runs/long-s1 --from-generation 11
+    python lab/snapshot_mixtures.py runs/long-s0 --oracle-rounds 2
 
 ``--subset G:K`` adds, to the generation snapshots, the snapshots within the last ``G``
 generations taken every ``K`` iterations (``K`` a multiple of the run's own

@@ -4,7 +4,7 @@ of the same folder alone, with the vine learner's loss and no magnet; every ``--
 iterations its exact value against that opponent is printed beside the exact best
 response's (docs/results.md, "Beyond the mixture").
 
-    python benchmarks/vine_best_response.py runs/long-s0 gen_030 banker --iterations 60 --every 15
+    python lab/vine_best_response.py runs/long-s0 gen_030 banker --iterations 60 --every 15
 
 The run folder gives the rules and the snapshots (``GEN/punter.zip``, ``GEN/banker.zip``);
 ``--hands`` per iteration, ``--lr`` and ``--kl-coef`` default to the run's own (its role's hands,

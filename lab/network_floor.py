@@ -4,7 +4,7 @@ banker of a reference equilibrium (``evaluate.py --solve``) distilled into a net
 reference's punter, that network) measured exactly.
 
     python evaluate.py --solve runs/eq.npz --rule preset=spanish --rule max_splits=0 --iterations 200
-    python benchmarks/network_floor.py runs/eq.npz runs/default-s0/gen_006/banker.zip
+    python lab/network_floor.py runs/eq.npz runs/default-s0/gen_006/banker.zip
 
 The second argument gives the network's shape and starting weights (any banker snapshot of
 the rules). Prints the fit's error and the pair's exact values: the punter's best-response
@@ -35,13 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=20)
     a = ap.parse_args(argv)
 
-    from ship_pretrained import exact_values
-
     from agents.learned import load_policy
     from agents.pretrained import PretrainedPair
     from agents.specs import make_agent
     from siete_env import raw_env, solve
     from training.distill import distill_banker
+    from training.ship import exact_values
 
     t = time.perf_counter()
     rules = solve.load_tables(a.solution).rules

@@ -4,8 +4,8 @@ network (the banker snapshot of weight 1, or one distilled from the banker mixtu
 ``training.distill``) into ``agents/pretrained/``, and beside it the exact values a test
 re-measures (``tests/test_pretrained.py``).
 
-    python benchmarks/ship_pretrained.py runs/default-s0 [--command "make train"]
-    python benchmarks/ship_pretrained.py --refresh      # re-measure the shipped file's values only
+    python -m training.ship runs/default-s0 [--command "make train"]
+    python -m training.ship --refresh      # re-measure the shipped file's values only
 
 The values are exact (``siete_env.solve``, heads-up, the rules the file was solved for):
 the pair's NashConv and both best-response values, and the pair's expected chips per hand
@@ -23,14 +23,22 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.specs import PRETRAINED_DIR as TARGET  # agents/pretrained/
+
+__all__ = ["BANKERS", "PUNTERS", "STATED_DIGITS", "build_pair", "exact_values", "main", "stated"]
+
 PUNTERS = ("random", "threshold:5", "threshold:5.5", "bold:5.5")
 BANKERS = ("random", "banker:5.5", "banker:6", "smart:6")
-TARGET = Path(__file__).resolve().parent.parent / "agents" / "pretrained"
 
 
 STATED_DIGITS = 6  # what holds on every machine: the banker network's float32 probabilities
 # and the compiled kernels round differently by processor (measured: ~1e-8 apart), so the
 # file states 6 decimals and tests/test_pretrained.py allows that rounding and no more
+
+
+def stated(x: float) -> float:
+    """``x`` as the shipped file states it: rounded to ``STATED_DIGITS`` decimals."""
+    return round(float(x), STATED_DIGITS)
 
 
 def exact_values(path: Path) -> dict:
@@ -57,9 +65,6 @@ def exact_values(path: Path) -> dict:
     first_p = np.eye(len(pop.punters))[0]
     first_b = np.eye(len(pop.bankers))[0]
     nc = NashConv.of(float(M[0, 0]), pop.banker_worst(first_b)[0], -pop.punter_worst(first_p)[0])
-    def stated(x: float) -> float:
-        return round(float(x), STATED_DIGITS)
-
     return {
         "nash_conv": stated(nc.nash_conv),
         "ev": stated(nc.ev),

@@ -1,7 +1,7 @@
 """How fast PPO learns a best response to a FIXED opponent, measured exactly
 (docs/results.md, "How well PPO learns a best response").
 
-    python benchmarks/br_learning_curve.py banker ppo:runs/default-s0/gen_006/punter.zip:sample \
+    python lab/br_learning_curve.py banker ppo:runs/default-s0/gen_006/punter.zip:sample \
         1200000 300000 runs/br-curve [banker.ppo.learning_rate=1e-3 ...]
 
 A learner of ROLE with the settings of configs/train/exploiters.yaml (changed by KEY=VALUE

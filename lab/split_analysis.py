@@ -12,7 +12,7 @@ NashConv.
    punters: a bound that tells the banker the hidden cards of split hands loosens NashConv
    by about that much per split hand.
 
-    python benchmarks/split_analysis.py [--hands 100000]
+    python lab/split_analysis.py [--hands 100000]
 """
 
 from __future__ import annotations
