@@ -26,7 +26,7 @@ train: $(VENV)/.installed  ## the main job: train both roles (configs/train/defa
 # kernels (NUMBA_CPU_NAME=generic: no FMA, other vector widths), so that a float compared
 # tighter than every processor rounds fails here and not on a user's machine (tests/tolerance.py).
 test: $(VENV)/.installed browser
-	$(PY) -m pytest -n auto --dist loadfile --durations=15
+	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=15
 	NUMBA_CPU_NAME=generic $(PY) -m pytest -n auto --dist loadfile -m processor
 
 # The web table's browser test drives Debian's Chromium: installed here when missing (as root

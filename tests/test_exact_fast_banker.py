@@ -149,7 +149,7 @@ def test_exact_speed_network_on_four_swap_rules_sample():
     vk, vU = np.repeat(ev.vu_k, ev.L), np.repeat(ev.vu_U, ev.L, axis=0)
     rng = np.random.default_rng(0)
     checked = 0
-    for m_i in rng.choice(ev.n_M, 40, replace=False):
+    for m_i in rng.choice(ev.n_M, 15, replace=False):
         rows, ok = ev.banker_rows(base, vk, vU, int(m_i))
         ret = ev.banker_node(vk, vU, int(m_i)).cards[-1][2]
         sel = np.flatnonzero(ok)

@@ -163,7 +163,13 @@ def test_later_face_down_cards_never_reach_another_seat(preset, n):
     [
         {"preset": "french", "face_down_choice": False, "split_first_hand_only": True},
         {"preset": "italian", "burn_three_four": True, "burn_drawn": True, "wild_whole_only": True},
-        {"preset": "italian", "triplee": True, "triplee_wild": "seven_half", "triplee_takes_bank": False, "bank_passes": "seven_half"},
+        {
+            "preset": "italian",
+            "triplee": True,
+            "triplee_wild": "seven_half",
+            "triplee_takes_bank": False,
+            "bank_passes": "seven_half",
+        },
         {"max_face_down": "all"},
     ],
 )
