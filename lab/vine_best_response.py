@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
     from training.config import load_config
-    from training.learners import make_venv
+    from training.learners import make_venv, set_rates
     from training.vine import BANKER, PUNTER, VinePPO, VineSampler, actor
 
     torch.set_num_threads(1)
@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ppo = getattr(cfg, a.role).ppo
     hands = a.hands or (cfg.vine.banker_hands if a.role == "banker" else cfg.vine.punter_hands)
     model.kl_coef, model.ent_coef = ppo.kl_coef if a.kl_coef is None else a.kl_coef, a.ent_coef
-    model.learning_rate = ppo.at(cfg.generations, cfg.generations)[0] if a.lr is None else a.lr  # the last generation's
-    model._setup_lr_schedule()
+    lr = ppo.at(cfg.generations, cfg.generations)[0] if a.lr is None else a.lr  # the last generation's
+    set_rates(model, lr, model.ent_coef)
     model.reseed(a.seed)
     nets = [None, None]
     me = BANKER if a.role == "banker" else PUNTER

@@ -158,6 +158,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
     """``VineSampler.merge``: one row per distinct (observation, mask), weighted by its
     count, its played values averaged; the loss over the merged rows is the loss over the
     decisions (one minibatch: the same figures, here for a network that did not play)."""
+    from training.learners import set_rates
     from training.vine import PUNTER, VineSampler
 
     cfg = pair[0]
@@ -174,8 +175,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
     stats = []
     for b in (batch, merged):
         m = _model(cfg, "punter", 5, kl_coef=0.3)  # another network: every term of the loss nonzero
-        m.ent_coef, m.learning_rate = 0.05, 0.0
-        m._setup_lr_schedule()
+        set_rates(m, 0.0, 0.05)
         stats.append(m.train_on(b, steps=1))
     assert all(abs(v) > 1e-5 for v in stats[0].values())
     for k in stats[0]:

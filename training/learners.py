@@ -17,6 +17,25 @@ def derive_seed(seed: int, *keys: int) -> int:
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
 
 
+class ConstantSchedule:
+    """SB3's learning-rate schedule for a rate that is constant within a learn() call (the
+    run sets it per generation): ``set_rates`` puts it on the model with public attributes
+    only. A class, not a lambda, so a saved model's data stays plain."""
+
+    def __init__(self, value: float):
+        self.value = float(value)
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.value
+
+
+def set_rates(model, learning_rate: float, ent_coef: float) -> None:
+    """A generation's learning rate and entropy (or magnet) weight on an SB3 model: MaskablePPO's
+    own ``train`` reads the rate through ``lr_schedule``, the vine loss reads ``learning_rate``."""
+    model.learning_rate, model.ent_coef = learning_rate, ent_coef
+    model.lr_schedule = ConstantSchedule(learning_rate)
+
+
 def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
                extra: dict[str, Any] | None = None):  # fmt: skip
     """A fresh ``MaskablePPO`` of one role's network on ``venv`` (``tb``: TensorBoard folder);

@@ -49,7 +49,7 @@ import yaml  # noqa: E402
 from agents.specs import AgentSpec  # noqa: E402
 from siete_env import version_text  # noqa: E402
 from training.config import DEFAULT_CONFIG, OpponentsConfig, TrainConfig, load_config  # noqa: E402
-from training.learners import derive_seed, learner_model, make_venv  # noqa: E402
+from training.learners import derive_seed, learner_model, make_venv, set_rates  # noqa: E402
 from training.outputs import check_output_folder  # noqa: E402
 from training.runs import (  # noqa: E402
     FINAL_TABLES,
@@ -152,8 +152,7 @@ def _learner(
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)
-            model.learning_rate, model.ent_coef = getattr(cfg, role).ppo.at(gen, cfg.generations)
-            model._setup_lr_schedule()
+            set_rates(model, *getattr(cfg, role).ppo.at(gen, cfg.generations))
             t0, before = time.perf_counter(), model.num_timesteps
             model.learn(-(-steps // cfg.rounds), callback=Count(), tb_log_name=role, reset_num_timesteps=False)
             seconds = time.perf_counter() - t0

@@ -284,7 +284,7 @@ class VinePPO(MaskablePPO):
         below); returns the losses' means."""
         pol = self.policy
         pol.set_training_mode(True)
-        lr = self.lr_schedule(1.0)  # constant within a generation (train.py sets it per generation)
+        lr = float(self.learning_rate)  # constant within a generation (training.learners.set_rates, per generation)
         for group in pol.optimizer.param_groups:
             group["lr"] = lr
         x = th.as_tensor(batch.obs)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from training.config import TrainConfig
-from training.learners import derive_seed, learner_model, make_venv
+from training.learners import derive_seed, learner_model, make_venv, set_rates
 from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
 
 __all__ = ["train_vine", "vine_learner"]
@@ -79,8 +79,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 seed = derive_seed(cfg.seed, 3, gen, i)
                 sampler.rng = np.random.default_rng(seed)
                 model.reseed(seed)
-                model.learning_rate, model.ent_coef = ppo.at(gen, cfg.generations)
-                model._setup_lr_schedule()
+                set_rates(model, *ppo.at(gen, cfg.generations))
             nets = [None, None]
             nets[me] = actor(model.policy)
             nets[1 - me] = other
