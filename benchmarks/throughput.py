@@ -74,8 +74,10 @@ def null_env():
             self._m = np.ones(15, np.int8)
             self._skip_agent_selection = None
 
-        # what siete_env.aec's wrappers ask of the env they wrap (a raw_env's reset check)
+        # what siete_env.aec's wrappers ask of the env they wrap (a raw_env's reset check, its
+        # action names for the range check of step)
         _started = True
+        action_names = tuple(f"A{i}" for i in range(15))
 
         def _check_reset(self, seed, options, warn=True):
             return None
