@@ -50,7 +50,7 @@ def main() -> None:
     from training.config import load_config
     from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
-    from training.train_cli import save_best_responses
+    from training.driver import save_best_responses
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)

@@ -444,7 +444,7 @@ def test_mixtures_need_the_exact_evaluator(overrides, allowed):
 
 def test_opponent_pool():
     from training.config import OpponentsConfig
-    from training.train_cli import opponent_pool
+    from training.pools import opponent_pool
 
     assert opponent_pool(["banker:6"], ["a", "b"], OpponentsConfig(), None, 0.5) == {
         "banker:6": 0.5, "a": 0.25, "b": 0.25}  # fmt: skip
@@ -645,10 +645,10 @@ def test_a_resumed_run_builds_its_learners_as_a_new_run_does(config, tmp_path):
     snapshot, so a resumed run trains with the same loss as the run it continues."""
     import inspect
 
-    from training import train_cli, vine_run
+    from training import pools, vine_run
     from training.learners import learner_model, make_venv, model_class
 
-    for process in (train_cli._learner, vine_run.vine_learner):
+    for process in (pools.pools_learner, vine_run.vine_learner):
         source = inspect.getsource(process)
         assert "learner_model(" in source and "make_model(" not in source and "load_weights(" not in source
     cfg = load_config(ROOT / "configs" / "train" / config, ["punter.ppo.net_arch=[8]", "banker.ppo.net_arch=[8]"])

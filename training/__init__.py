@@ -4,11 +4,18 @@
 * ``training.config``: the training config (``TrainConfig``, ``load_config``), validated;
   ``TrainConfig()`` is ``configs/train/default.yaml``, and a key the chosen learner does not
   read is refused;
-* ``training.train_cli``: a training run (``python train.py``, ``siete-train``): its
-  generations, the pools learner's processes and pools, the exact measures, the final pair;
+* ``training.train_cli``: ``python train.py`` (``siete-train``): its options, then the run
+  and its report;
+* ``training.driver``: the run driver, top-down: the generations through the learner, the
+  state, the exact measures, the final pair;
+* ``training.seam``: the learner seam (``Learner``: start, a generation's ``Snapshots``,
+  stop) and ``make_learner``, the config's learner;
 * ``training.vine``: the vine learner (``learner: vine``, the default): branched hands on the
   batched engine and ``VinePPO``'s all-actions mirror-descent loss;
-* ``training.vine_run``: the vine learner's two processes and the loop that drives them;
+* ``training.vine_run``: ``VineLearner``, the vine learner behind the seam: its two
+  processes and a generation's iterations;
+* ``training.pools``: ``PoolsLearner``, ``learner: pools`` behind the seam: MaskablePPO
+  against pools of opponents, its two processes;
 * ``training.learners``: a learner's environments and model; ``model_class``, the one rule
   choosing a learner's class for a new run and a resumed one;
 * ``training.runs``: a run folder: its state (``RunState``, ``state.json``), its lock, the

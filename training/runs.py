@@ -43,6 +43,12 @@ def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json_text(data))
 
 
+def best_responses_file(run_dir: Path, snapshot: str) -> Path:
+    """Where the exact best responses to a generation's pair are saved (its ``br.npz``,
+    beside ``snapshot``: one of the generation's files, relative to the run folder)."""
+    return (run_dir / snapshot).parent / "br.npz"
+
+
 def iterate_snapshot(gen: int, it: int, role: str) -> str:
     """Where a snapshot taken after iteration ``it`` of generation ``gen`` is saved
     (``vine.snapshot_every``), relative to the run folder."""
@@ -275,6 +281,7 @@ def hold_as_learner(run_dir: str):
 
 
 __all__ = [
+    "best_responses_file",
     "FINAL_TABLES",
     "LOCK_WAIT",
     "ROLES",

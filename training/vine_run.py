@@ -1,18 +1,20 @@
-"""``learner: vine``: the two learner processes of ``training.vine`` and the loop that
-drives them generation by generation (``train.py`` calls ``train_vine``).
+"""``learner: vine`` behind the seam of ``training.seam`` (``VineLearner``): the two
+learner processes of ``training.vine`` and the iterations of a generation.
 
 Each iteration both learners get the other's newest weights, play their hands, branch
 their own role's decisions, take ``vine.epochs`` passes of ``vine.steps`` gradient steps
 and send back their weights: simultaneous updates, both meeting the other's weights of the
 iteration before, or with ``vine.alternate`` in turns (the punter, then the banker against
 the punter's new weights).
-After ``vine.iterations`` iterations the generation's snapshots are saved and train.py
-measures them (the exact NashConv of the pair)."""
+After ``vine.iterations`` iterations the generation's snapshots are saved, and the run
+driver (``training.driver``) measures them (the exact NashConv of the pair); so it does
+the snapshots taken within a generation (``vine.snapshot_every``), as they come."""
 
 from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,9 @@ import numpy as np
 from training.config import TrainConfig
 from training.learners import derive_seed, learner_model, make_venv, set_rates
 from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
+from training.seam import Snapshots
 
-__all__ = ["train_vine", "vine_learner"]
+__all__ = ["VineLearner", "vine_learner"]
 
 
 def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter,
@@ -110,70 +113,84 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     conn.close()
 
 
-def _ask(conns, procs, messages: dict[str, Any]) -> dict[str, Any]:
-    """Send each learner its message and wait for both answers (``(payload, stats)``)."""
-    for role, m in messages.items():
-        conns[role].send(m)
-    out = {}
-    for role in messages:
-        try:
-            status, payload, stats = conns[role].recv()
-        except (EOFError, OSError):
-            raise RuntimeError(f"the {role} learner process died (exit code {procs[role].exitcode})") from None
-        if status != "ok":
-            raise RuntimeError(payload)
-        out[role] = (payload, stats)
-    return out
+class VineLearner:
+    """``learner: vine`` behind the seam (``training.seam.Learner``): its two learner
+    processes (``vine_learner``), ``vine.iterations`` iterations a generation."""
 
+    def __init__(self, cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None):
+        self.cfg, self.run_dir, self.env = cfg, run_dir, env
+        self._from = state  # where the run starts: its newest snapshots, its generation
 
-def train_vine(cfg: TrainConfig, run_dir: Path, state: RunState, started: float, after_generation,
-               env: dict[str, str] | None = None, after_iterate=None) -> None:  # fmt: skip
-    """Run the remaining generations of a ``learner: vine`` run; ``after_generation(gen)``
-    measures and records each generation (train.py's exact measures and state); ``env``:
-    the learner processes' extra environment variables (their BLAS threads);
-    ``after_iterate(gen, it, paths)`` measures the snapshots taken within a generation
-    (``vine.snapshot_every``; ``paths``: role -> file, relative to the run folder)."""
-    import multiprocessing as mp
+    def start(self) -> None:
+        import multiprocessing as mp
 
-    from tqdm.auto import tqdm
+        from tqdm.auto import tqdm
 
-    from training.runs import start_learners, stop_learners
+        from training.runs import start_learners
 
-    ctx = mp.get_context("spawn")
-    procs, conns, _ = start_learners(ctx, vine_learner, cfg, run_dir, state, env)
-    v = cfg.vine
-    bar = tqdm(total=v.iterations * cfg.generations, initial=v.iterations * state.generation, unit="it",
-               dynamic_ncols=True, desc="training")  # fmt: skip
-    try:
+        ctx = mp.get_context("spawn")
+        self.procs, self.conns, _ = start_learners(ctx, vine_learner, self.cfg, self.run_dir, self._from, self.env)
+        n = self.cfg.vine.iterations
+        self.bar = tqdm(total=n * self.cfg.generations, initial=n * self._from.generation, unit="it",
+                        dynamic_ncols=True, desc="training")  # fmt: skip
         # each learner's newest weights (its actor), from the learners themselves
-        nets = {r: payload for r, (payload, _) in _ask(conns, procs, dict.fromkeys(ROLES, ("actor",))).items()}
-        for gen in range(state.generation + 1, cfg.generations + 1):
-            bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
-            for it in range(1, v.iterations + 1):
-                t0 = time.perf_counter()
-                if v.alternate:  # the punter, then the banker against the punter's new weights
-                    out = _ask(conns, procs, {"punter": ("iterate", gen, it, nets["banker"])})
-                    nets["punter"] = out["punter"][0]
-                    out.update(_ask(conns, procs, {"banker": ("iterate", gen, it, nets["punter"])}))
-                else:
-                    msgs = {r: ("iterate", gen, it, nets[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
-                    out = _ask(conns, procs, msgs)
-                nets = {r: out[r][0] for r in ROLES}
-                for r in ROLES:
-                    st = out[r][1]
-                    state.learn_steps[r] += st["env_steps"]
-                    state.learn_seconds[r] += st["sample_seconds"] + st["train_seconds"]
-                bar.update(1)
-                state.learn_wall_seconds += time.perf_counter() - t0
-                if cfg.iterate_snapshot(gen, it):  # a snapshot within the generation (vine.snapshot_every)
-                    rel = {r: iterate_snapshot(gen, it, r) for r in ROLES}
-                    _ask(conns, procs, {r: ("save", rel[r]) for r in ROLES})
-                    if after_iterate is not None:
-                        after_iterate(gen, it, rel)
-            saved = _ask(conns, procs, {r: ("save", f"gen_{gen:03d}/{r}.zip") for r in ROLES})
+        self.nets = {r: payload for r, (payload, _) in self._ask(dict.fromkeys(ROLES, ("actor",))).items()}
+
+    def generation(self, gen: int, state: RunState) -> Iterator[Snapshots]:
+        cfg, v = self.cfg, self.cfg.vine
+        self.bar.set_postfix_str(f"generation {gen}/{cfg.generations}")
+        out = self._fresh(gen)
+        for it in range(1, v.iterations + 1):
+            t0 = time.perf_counter()
+            if v.alternate:  # the punter, then the banker against the punter's new weights
+                res = self._ask({"punter": ("iterate", gen, it, self.nets["banker"])})
+                self.nets["punter"] = res["punter"][0]
+                res.update(self._ask({"banker": ("iterate", gen, it, self.nets["punter"])}))
+            else:
+                res = self._ask(
+                    {r: ("iterate", gen, it, self.nets[other]) for r, other in zip(ROLES, ROLES[::-1], strict=True)}
+                )
+            self.nets = {r: res[r][0] for r in ROLES}
             for r in ROLES:
-                state.snapshots(r).append(saved[r][0])
-            after_generation(gen)
-    finally:
-        bar.close()
-        stop_learners(conns, procs)
+                st = res[r][1]
+                out.steps[r] += st["env_steps"]
+                out.seconds[r] += st["sample_seconds"] + st["train_seconds"]
+            self.bar.update(1)
+            out.wall_seconds += time.perf_counter() - t0
+            if cfg.iterate_snapshot(gen, it):  # a snapshot within the generation (vine.snapshot_every)
+                rel = {r: iterate_snapshot(gen, it, r) for r in ROLES}
+                self._ask({r: ("save", rel[r]) for r in ROLES})
+                out.paths, out.iteration = rel, it
+                yield out
+                out = self._fresh(gen)
+        saved = self._ask({r: ("save", f"gen_{gen:03d}/{r}.zip") for r in ROLES})
+        out.paths = {r: saved[r][0] for r in ROLES}
+        yield out
+
+    def stop(self) -> None:
+        if hasattr(self, "bar"):
+            self.bar.close()
+        if hasattr(self, "conns"):
+            from training.runs import stop_learners
+
+            stop_learners(self.conns, self.procs)
+
+    @staticmethod
+    def _fresh(gen: int) -> Snapshots:
+        return Snapshots(gen, {}, steps=dict.fromkeys(ROLES, 0), seconds=dict.fromkeys(ROLES, 0.0))
+
+    def _ask(self, messages: dict[str, Any]) -> dict[str, Any]:
+        """Send each learner its message and wait for the answers (``(payload, stats)``)."""
+        for role, m in messages.items():
+            self.conns[role].send(m)
+        out = {}
+        for role in messages:
+            try:
+                status, payload, stats = self.conns[role].recv()
+            except (EOFError, OSError):
+                code = self.procs[role].exitcode
+                raise RuntimeError(f"the {role} learner process died (exit code {code})") from None
+            if status != "ok":
+                raise RuntimeError(payload)
+            out[role] = (payload, stats)
+        return out

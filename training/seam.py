@@ -1,0 +1,64 @@
+"""The learner seam: what the run driver (``training.driver``) asks of a learner.
+
+A learner plays the generations; the driver owns the run around them (the run folder's
+state, the exact measures, the final mixture, the report). The driver calls:
+
+* ``start()``: the learner's processes start, each from its role's newest snapshot in
+  the state (a resumed run goes on from there);
+* ``generation(gen, state)``: play generation ``gen``; an iterator of the ``Snapshots``
+  the learner saves, in order: any taken within the generation, then the generation's
+  own (``iteration`` None), always last. The learner reads ``state`` (the snapshots and
+  results so far) and never writes it; the driver records each ``Snapshots`` and measures
+  it before asking for the next;
+* ``stop()``: the processes end (also after an error or Ctrl-C).
+
+``make_learner`` chooses the config's learner: ``learner: vine`` (``training.vine_run``,
+the shipped recipe) or ``learner: pools`` (``training.pools``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from training.config import TrainConfig
+    from training.runs import RunState
+
+__all__ = ["Learner", "Snapshots", "make_learner"]
+
+
+@dataclass
+class Snapshots:
+    """Weights a learner saved, one file per role (relative to the run folder), and what
+    the learning cost since the learner's previous ``Snapshots``."""
+
+    generation: int
+    paths: dict[str, str]
+    iteration: int | None = None  # taken after this iteration within the generation; None: the generation's own
+    steps: dict[str, int] = field(default_factory=dict)  # env steps played, by role
+    seconds: dict[str, float] = field(default_factory=dict)  # each role's own learning seconds
+    wall_seconds: float = 0.0  # wall-clock seconds of learning (both roles)
+    pools: dict | None = None  # learner: pools, the generation's own: the opponents each role met
+
+
+class Learner(Protocol):
+    def start(self) -> None: ...
+
+    def generation(self, gen: int, state: RunState) -> Iterator[Snapshots]: ...
+
+    def stop(self) -> None: ...
+
+
+def make_learner(cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None) -> Learner:
+    """The config's learner for the run in ``run_dir`` (``state``: where it starts from);
+    ``env``: environment variables its processes start with (their BLAS threads)."""
+    if cfg.learner == "vine":
+        from training.vine_run import VineLearner
+
+        return VineLearner(cfg, run_dir, state, env)
+    from training.pools import PoolsLearner
+
+    return PoolsLearner(cfg, run_dir, state, env)
