@@ -48,9 +48,9 @@ def main() -> None:
     from agents.specs import AgentSpec, make_agent
     from siete_env import raw_env, solve
     from training.config import load_config
+    from training.driver import save_best_responses
     from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
-    from training.driver import save_best_responses
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)

@@ -105,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     model = VinePPO.load(mine_zip, env=venv, device="cpu")
     ppo = getattr(cfg, a.role).ppo
     hands = a.hands or (cfg.vine.banker_hands if a.role == "banker" else cfg.vine.punter_hands)
-    model.kl_coef, model.ent_coef = ppo.kl_coef if a.kl_coef is None else a.kl_coef, a.ent_coef
-    lr = ppo.at(cfg.generations, cfg.generations)[0] if a.lr is None else a.lr  # the last generation's
-    set_rates(model, lr, model.ent_coef)
+    model.kl_coef, model.magnet = ppo.kl_coef if a.kl_coef is None else a.kl_coef, a.ent_coef
+    lr = ppo.at(cfg.generations, cfg.generations).learning_rate if a.lr is None else a.lr  # the last generation's
+    set_rates(model, lr)
     model.reseed(a.seed)
     nets = [None, None]
     me = BANKER if a.role == "banker" else PUNTER
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             model.train_on(sampler.sample(hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
         else:
             nets[me] = learner
-            learner.step(sampler.sample(hands, nets, me, merge=True), model.kl_coef, model.ent_coef, model.value_scale)
+            learner.step(sampler.sample(hands, nets, me, merge=True), model.kl_coef, model.magnet, model.value_scale)
         if k % a.every == 0:
             measure(k)
     return 0

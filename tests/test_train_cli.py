@@ -235,13 +235,16 @@ def smoke(tmp_path_factory):
 def test_schedules_across_generations():
     from training.config import PPOConfig
 
-    p = PPOConfig(learning_rate=3e-4, learning_rate_final=1e-4, ent_coef=0.05, ent_coef_final=0.01)
-    assert p.at(1, 5) == (3e-4, 0.05)
-    assert p.at(5, 5) == pytest.approx((1e-4, 0.01))
-    assert p.at(3, 5) == pytest.approx((2e-4, 0.03))
-    assert p.at(1, 1) == (3e-4, 0.05)
+    p = PPOConfig(learning_rate=3e-4, learning_rate_final=1e-4, ent_coef=0.05, ent_coef_final=0.01, magnet=0.1,
+                  magnet_final=None)  # fmt: skip
+    assert p.at(1, 5) == (3e-4, 0.05, 0.1)
+    assert p.at(5, 5) == pytest.approx((1e-4, 0.01, 0.1))
+    assert p.at(3, 5) == pytest.approx((2e-4, 0.03, 0.1))
+    assert p.at(1, 1) == (3e-4, 0.05, 0.1)
+    assert p.at(3, 5).learning_rate == pytest.approx(2e-4) and p.at(3, 5).ent_coef == pytest.approx(0.03)
     constant = PPOConfig(learning_rate=3e-4, ent_coef=0.02, learning_rate_final=None, ent_coef_final=None)
-    assert constant.at(4, 8) == (3e-4, 0.02)  # without *_final: constant
+    assert constant.at(4, 8)[:2] == (3e-4, 0.02)  # without *_final: constant
+    assert PPOConfig().at(6, 6).magnet == pytest.approx(0.005)  # the shipped magnet, annealed
 
 
 def test_the_learners_apply_the_schedules(smoke):
@@ -563,10 +566,11 @@ def test_the_defaults_are_the_shipped_recipe():
     "key, value",
     [("punter.ppo.n_steps", 64), ("banker.ppo.clip_range", 0.1), ("punter.ppo.vf_coef", 1.0),
      ("banker.ppo.gamma", 0.99), ("punter.ppo.gae_lambda", 1.0), ("punter.ppo.batch_size", 64),
-     ("banker.ppo.n_epochs", 2), ("n_envs", 64), ("vec_env", "dummy")],
+     ("banker.ppo.n_epochs", 2), ("n_envs", 64), ("vec_env", "dummy"), ("punter.ppo.ent_coef", 0.01),
+     ("banker.ppo.ent_coef_final", 0.001)],
 )  # fmt: skip
 def test_the_vine_learner_refuses_the_ppo_keys_it_does_not_read(key, value):
-    """The vine learner reads learning_rate(_final), ent_coef(_final), kl_coef, max_grad_norm,
+    """The vine learner reads learning_rate(_final), magnet(_final), kl_coef, max_grad_norm,
     net_arch and activation; MaskablePPO's rollout and loss settings would be silently unused."""
     with pytest.raises(ValueError, match=rf"learner: vine does not use {key}"):
         load_config(None, [f"{key}={value}"])
@@ -577,6 +581,8 @@ def test_the_pools_learner_refuses_kl_coef():
     pools = ROOT / "configs" / "train" / "pools.yaml"
     with pytest.raises(ValueError, match=r"learner: pools does not use banker\.ppo\.kl_coef"):
         load_config(pools, ["banker.ppo.kl_coef=0.1"])
+    with pytest.raises(ValueError, match=r"learner: pools does not use punter\.ppo\.magnet"):
+        load_config(pools, ["punter.ppo.magnet=0.1"])
     with pytest.raises(ValueError, match=r"learner: pools does not use vine[.]epochs"):
         load_config(pools, ["vine.epochs=2"])
 

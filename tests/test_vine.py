@@ -23,7 +23,7 @@ RULES = {"preset": "spanish", "bet_levels": [1, 2], "four_swap": "off", "max_spl
 def _cfg(**over):
     from training.config import TrainConfig
 
-    ppo = {"net_arch": [16], "learning_rate": 3e-3, "ent_coef": 0.0, "kl_coef": 0.0}
+    ppo = {"net_arch": [16], "learning_rate": 3e-3, "magnet": 0.0, "kl_coef": 0.0}
     data = {"name": "vine-test", "rules": RULES, "num_players": 2, "seed": 0, "generations": 1,
             "learner": "vine", "vec_env": "batched", "threads": 1,
             "vine": {"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000,
@@ -231,19 +231,19 @@ def _kl_uniform(m, flat) -> float:
 
 
 def test_the_magnet_pulls_toward_uniform(pair):
-    """Zero advantages and ``ent_coef`` > 0: the policy moves toward the uniform policy;
+    """Zero advantages and ``magnet`` > 0: the policy moves toward the uniform policy;
     ``kl_coef`` alone with zero advantages keeps the policy that played the hands."""
     m = _skewed(pair[0])
     flat = _flat_batch(pair, m)
     before = _kl_uniform(m, flat)
     assert before > 0.1
-    m.ent_coef = 0.5
+    m.magnet = 0.5
     for _ in range(5):
         m.train_on(flat, steps=2)
     pulled = before - _kl_uniform(m, flat)
     assert pulled > 0.1 * before
     anchored = _skewed(pair[0])
-    anchored.ent_coef, anchored.kl_coef = 0.0, 1.0
+    anchored.magnet, anchored.kl_coef = 0.0, 1.0
     for _ in range(5):
         anchored.train_on(flat, steps=2)
     assert abs(_kl_uniform(anchored, flat) - before) < 0.3 * pulled  # (Adam's steps on float noise only)
@@ -251,10 +251,10 @@ def test_the_magnet_pulls_toward_uniform(pair):
 
 def test_more_passes_go_further_toward_the_step(pair):
     """``epochs`` passes over the same decisions move the policy further along the step
-    than one pass (here the magnet's pull: zero advantages, ``ent_coef`` > 0)."""
+    than one pass (here the magnet's pull: zero advantages, ``magnet`` > 0)."""
     one, four = _skewed(pair[0]), _skewed(pair[0])
     for m in (one, four):
-        m.ent_coef, m.kl_coef = 0.5, 0.0
+        m.magnet, m.kl_coef = 0.5, 0.0
     flat = _flat_batch(pair, one)
     before = _kl_uniform(one, flat)
     one.train_on(flat, steps=2)

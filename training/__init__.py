@@ -9,7 +9,7 @@
 * ``training.driver``: the run driver, top-down: the generations through the learner, the
   state, the exact measures, the final pair;
 * ``training.seam``: the learner seam (``Learner``: start, a generation's ``Snapshots``,
-  stop) and ``make_learner``, the config's learner;
+  stop; the driver's ``make_learner`` picks the config's learner);
 * ``training.vine``: the vine learner (``learner: vine``, the default): branched hands on the
   batched engine and ``VinePPO``'s all-actions mirror-descent loss;
 * ``training.vine_run``: ``VineLearner``, the vine learner behind the seam: its two

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -23,16 +23,25 @@ DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"  #
 MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
 # what each learner does not read (given other values than the defaults, they are refused):
 # MaskablePPO's rollout and loss settings, which the vine learner replaces (training.vine)
-POOLS_ONLY_PPO = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "vf_coef")
+POOLS_ONLY_PPO = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
+                  "ent_coef_final", "vf_coef")  # fmt: skip
 POOLS_ONLY = ("rounds", "n_envs", "vec_env")  # the vine learner steps its own batched tables (vine.tables)
 POOLS_ONLY_ROLE = ("steps", "baseline_share")
 POOLS_ONLY_OPPONENTS = ("snapshots", "weighting", "temperature", "exploiter_share", "copunters")
-VINE_ONLY_PPO = ("kl_coef",)  # the vine learner's mirror-descent step (training.vine.VinePPO)
+VINE_ONLY_PPO = ("kl_coef", "magnet", "magnet_final")  # the vine learner's mirror-descent step (training.vine.VinePPO)
 
 
 # --------------------------------------------------------------------------- config
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Rates(NamedTuple):
+    """A generation's rates (``PPOConfig.at``): each learner reads its own."""
+
+    learning_rate: float
+    ent_coef: float  # learner: pools (MaskablePPO's entropy bonus)
+    magnet: float  # learner: vine (VinePPO's pull toward the uniform policy)
 
 
 class PPOConfig(_Strict):
@@ -47,16 +56,29 @@ class PPOConfig(_Strict):
     gamma: float = Field(1.0, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0)
-    ent_coef: float = Field(0.05, ge=0)
+    ent_coef: float = Field(0.0, ge=0, description="MaskablePPO's entropy bonus (learner: pools only)")
     learning_rate_final: float | None = Field(
         1e-3,
         gt=0,
         description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
     )
     ent_coef_final: float | None = Field(
+        None,
+        ge=0,
+        description="if set: the entropy bonus goes linearly from ent_coef (generation 1) to this (the last; "
+        "learner: pools only)",
+    )
+    magnet: float = Field(
+        0.05,
+        ge=0,
+        description="the vine learner's pull toward the magnet, the uniform policy: weight of KL(new policy || "
+        "uniform) in its loss (learner: vine only)",
+    )
+    magnet_final: float | None = Field(
         0.005,
         ge=0,
-        description="if set: the entropy coefficient goes linearly from ent_coef (generation 1) to this (the last)",
+        description="if set: the magnet's weight goes linearly from magnet (generation 1) to this (the last; "
+        "learner: vine only)",
     )
     vf_coef: float = Field(0.5, ge=0)
     kl_coef: float = Field(
@@ -76,19 +98,19 @@ class PPOConfig(_Strict):
             raise ValueError(f"net_arch is a list of positive layer widths, e.g. [128, 128], got {v}")
         return v
 
-    def at(self, generation: int, generations: int) -> tuple[float, float]:
-        """``(learning_rate, ent_coef)`` of a generation (1-based): linear from the
-        first generation's values to the ``*_final`` ones at the last."""
+    def at(self, generation: int, generations: int) -> Rates:
+        """The rates of a generation (1-based): linear from the first generation's values
+        to the ``*_final`` ones at the last (constant where ``*_final`` is unset)."""
         f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
-        lr = (
-            self.learning_rate
-            if self.learning_rate_final is None
-            else self.learning_rate + f * (self.learning_rate_final - self.learning_rate)
+
+        def walk(first: float, final: float | None) -> float:
+            return first if final is None else first + f * (final - first)
+
+        return Rates(
+            walk(self.learning_rate, self.learning_rate_final),
+            walk(self.ent_coef, self.ent_coef_final),
+            walk(self.magnet, self.magnet_final),
         )
-        ent = (
-            self.ent_coef if self.ent_coef_final is None else self.ent_coef + f * (self.ent_coef_final - self.ent_coef)
-        )
-        return lr, ent
 
 
 class RoleConfig(_Strict):
@@ -362,9 +384,10 @@ class TrainConfig(_Strict):
             unused += changed(getattr(self, r).ppo, POOLS_ONLY_PPO, f"{r}.ppo.")
         unused += changed(self.opponents, POOLS_ONLY_OPPONENTS, "opponents.")
         if unused:
+            magnet = " and its pull toward the uniform policy ppo.magnet(_final)" if "ent_coef" in str(unused) else ""
             raise ValueError(
                 f"learner: vine does not use {', '.join(unused)} (the pools' keys; its budget is vine.iterations, "
-                "vine.punter_hands, vine.banker_hands, vine.steps): remove them, or use learner: pools"
+                f"vine.punter_hands, vine.banker_hands, vine.steps{magnet}): remove them, or use learner: pools"
             )
         from siete_env.batched import check_rules
 

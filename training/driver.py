@@ -47,9 +47,9 @@ from training.runs import (  # noqa: E402
     heaviest_member,
     lock_run_dir,
 )
-from training.seam import Snapshots, make_learner  # noqa: E402
+from training.seam import Learner, Snapshots  # noqa: E402
 
-__all__ = ["save_best_responses", "select_generation", "train"]
+__all__ = ["make_learner", "save_best_responses", "select_generation", "train"]
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> RunState:
@@ -87,6 +87,19 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     finally:
         learner.stop()
     return _finish(cfg, run_dir, state, pop, started)
+
+
+def make_learner(cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None) -> Learner:
+    """The config's learner (``training.seam.Learner``) for the run in ``run_dir``
+    (``state``: where it starts from); ``env``: environment variables its processes start
+    with (their BLAS threads)."""
+    if cfg.learner == "vine":
+        from training.vine_run import VineLearner
+
+        return VineLearner(cfg, run_dir, state, env)
+    from training.pools import PoolsLearner
+
+    return PoolsLearner(cfg, run_dir, state, env)
 
 
 def _record(state: RunState, snaps: Snapshots) -> None:

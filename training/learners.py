@@ -29,11 +29,16 @@ class ConstantSchedule:
         return self.value
 
 
-def set_rates(model, learning_rate: float, ent_coef: float) -> None:
-    """A generation's learning rate and entropy (or magnet) weight on an SB3 model: MaskablePPO's
-    own ``train`` reads the rate through ``lr_schedule``, the vine loss reads ``learning_rate``."""
-    model.learning_rate, model.ent_coef = learning_rate, ent_coef
+def set_rates(model, learning_rate: float, ent_coef: float | None = None, magnet: float | None = None) -> None:
+    """A generation's rates on a learner's model: the learning rate (MaskablePPO's own
+    ``train`` reads it through ``lr_schedule``, the vine loss reads ``learning_rate``), and
+    MaskablePPO's entropy bonus ``ent_coef`` or ``VinePPO``'s ``magnet`` (unchanged if None)."""
+    model.learning_rate = learning_rate
     model.lr_schedule = ConstantSchedule(learning_rate)
+    if ent_coef is not None:
+        model.ent_coef = ent_coef
+    if magnet is not None:
+        model.magnet = magnet
 
 
 def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
@@ -80,12 +85,13 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
 def model_class(cfg: TrainConfig, role: str) -> tuple[Any, dict[str, Any]]:
     """The model class of ``role``'s learner under ``cfg`` and its extra arguments: the one
     rule, for a new run and a resumed one alike (``learner_model``). ``learner: vine``:
-    ``training.vine.VinePPO`` (its mirror-descent step ``kl_coef``, the chips' scale);
+    ``training.vine.VinePPO`` (its mirror-descent step ``kl_coef``, its ``magnet``, the chips' scale);
     ``learner: pools``: sb3-contrib's ``MaskablePPO``."""
     if cfg.learner == "vine":
         from training.vine import VinePPO
 
-        return VinePPO, {"kl_coef": getattr(cfg, role).ppo.kl_coef, "value_scale": cfg.vine_value_scale()}
+        p = getattr(cfg, role).ppo
+        return VinePPO, {"kl_coef": p.kl_coef, "magnet": p.magnet, "value_scale": cfg.vine_value_scale()}
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO, {}

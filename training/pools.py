@@ -116,7 +116,8 @@ def pools_learner(
             venv.seed(seed)
             model.set_random_seed(seed)
             model._last_obs = None  # the generation starts from fresh episodes (exact resume)
-            set_rates(model, *getattr(cfg, role).ppo.at(gen, cfg.generations))
+            rates = getattr(cfg, role).ppo.at(gen, cfg.generations)
+            set_rates(model, rates.learning_rate, ent_coef=rates.ent_coef)
             t0, before = time.perf_counter(), model.num_timesteps
             model.learn(-(-steps // cfg.rounds), callback=Count(), tb_log_name=role, reset_num_timesteps=False)
             seconds = time.perf_counter() - t0

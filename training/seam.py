@@ -12,22 +12,21 @@ state, the exact measures, the final mixture, the report). The driver calls:
   it before asking for the next;
 * ``stop()``: the processes end (also after an error or Ctrl-C).
 
-``make_learner`` chooses the config's learner: ``learner: vine`` (``training.vine_run``,
-the shipped recipe) or ``learner: pools`` (``training.pools``).
+The learners behind it: ``learner: vine`` (``training.vine_run.VineLearner``, the shipped
+recipe) and ``learner: pools`` (``training.pools.PoolsLearner``); the driver's
+``make_learner`` chooses the config's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from training.config import TrainConfig
     from training.runs import RunState
 
-__all__ = ["Learner", "Snapshots", "make_learner"]
+__all__ = ["Learner", "Snapshots"]
 
 
 @dataclass
@@ -50,15 +49,3 @@ class Learner(Protocol):
     def generation(self, gen: int, state: RunState) -> Iterator[Snapshots]: ...
 
     def stop(self) -> None: ...
-
-
-def make_learner(cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None) -> Learner:
-    """The config's learner for the run in ``run_dir`` (``state``: where it starts from);
-    ``env``: environment variables its processes start with (their BLAS threads)."""
-    if cfg.learner == "vine":
-        from training.vine_run import VineLearner
-
-        return VineLearner(cfg, run_dir, state, env)
-    from training.pools import PoolsLearner
-
-    return PoolsLearner(cfg, run_dir, state, env)

@@ -14,13 +14,13 @@ The policy loss (``VinePPO``, a ``MaskablePPO`` whose loss is replaced) uses eve
 action's value, the deep magnetic-mirror-descent loss of the field notes with all actions:
 
     L = - mean_s sum_a pi(a|o) A(s, a) / scale
-        + kl_coef * KL(pi || pi_rollout) + ent_coef * KL(pi || uniform)
+        + kl_coef * KL(pi || pi_rollout) + magnet * KL(pi || uniform)
 
 with ``A(s, a) = Q(s, a) - sum_b pi_rollout(b|o) Q(s, b)`` (``scale``: the top stake). The
 policy sees only its seat's observation ``o``; averaged over the hidden state at ``o``
 the loss is the policy gradient at that information state, with no noise from the action
 taken (every action is valued) and a rarely played action still valued. ``kl_coef`` is the
-mirror-descent step (a KL to the policy that played the hands), ``ent_coef`` the pull
+mirror-descent step (a KL to the policy that played the hands), ``magnet`` the pull
 toward the magnet, as in magnetic mirror descent (Sokota et al. 2022): the uniform policy
 (a moving magnet was measured and not kept: docs/experiments.md). The critic is
 the played hands themselves: no learned value function, no exact value.
@@ -257,13 +257,14 @@ class VineSampler:
 class VinePPO(MaskablePPO):
     """``MaskablePPO`` trained on branched decisions (``VineBatch``) with the
     all-actions mirror-descent loss of the module docstring: ``kl_coef`` weighs the KL
-    to the rollout policy, ``ent_coef`` the KL to the uniform policy (the magnet). SB3's rollout
+    to the rollout policy, ``magnet`` the KL to the uniform policy (the magnet). SB3's rollout
     collection and its clipped loss are not used (``learn`` refuses); the model saves
     and loads as a ``MaskablePPO`` (its policy is an ordinary
     ``MaskableActorCriticPolicy``)."""
 
-    def __init__(self, *args, kl_coef: float = 0.0, value_scale: float = 1.0, **kwargs):
+    def __init__(self, *args, kl_coef: float = 0.0, magnet: float = 0.0, value_scale: float = 1.0, **kwargs):
         self.kl_coef = float(kl_coef)
+        self.magnet = float(magnet)
         self.value_scale = float(value_scale)
         super().__init__(*args, **kwargs)
         self._gen = th.Generator().manual_seed(int(self.seed or 0) % 2**63)  # minibatch order
@@ -328,7 +329,7 @@ class VinePPO(MaskablePPO):
                 pg = -_mean((p * adv[i]).sum(1), wi)
                 kl_old = _mean((p * (logp - th.where(legal[i], log_old[i], th.zeros_like(logp)))).sum(1), wi)
                 kl_mag = _mean((p * logp).sum(1) + log_n[i], wi)  # KL(pi || uniform)
-                loss = pg + self.kl_coef * kl_old + self.ent_coef * kl_mag
+                loss = pg + self.kl_coef * kl_old + self.magnet * kl_mag
                 pol.optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)

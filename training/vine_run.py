@@ -82,7 +82,8 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 seed = derive_seed(cfg.seed, 3, gen, i)
                 sampler.rng = np.random.default_rng(seed)
                 model.reseed(seed)
-                set_rates(model, *ppo.at(gen, cfg.generations))
+                rates = ppo.at(gen, cfg.generations)
+                set_rates(model, rates.learning_rate, magnet=rates.magnet)
             nets = [None, None]
             nets[me] = actor(model.policy)
             nets[1 - me] = other
