@@ -461,18 +461,24 @@ def test_opponent_pool():
 
 
 def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixture(tmp_path):
-    """Two tiny generations of training against snapshots and exploiters with the final
-    pair the least exploitable mixture (``select: mixture``), all on exact values."""
+    """Two tiny generations of self-play as the pools configs set it up (batched engine,
+    snapshots and exploiters in the pools), the final pair the least exploitable mixture
+    (``select: mixture``), all on exact values; then its report (``evaluate.py --run``):
+    each generation's NashConv with its minutes, the reference plot, the final pair's
+    distance to the game value (the one-stake game has a reference equilibrium)."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
     from siete_env.solve import load_tables
     from siete_env.solve.mixture import Population
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    cfg = {**TINY, "rules": rules, "generations": 2,
+    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
+    cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
+           "punter": {"steps": 2048, "baseline_share": 0.25, "ppo": ppo},
+           "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
            "opponents": {**TINY["opponents"], "weighting": "uniform", "exploiter_share": 0.1},
-           "punter": {**TINY["punter"], "baseline_share": 0.25},
-           "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3}}  # fmt: skip
+           "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 3,
+                          "generation_hands": 0}}  # fmt: skip
     path = tmp_path / "mix.yaml"
     path.write_text(yaml.safe_dump(cfg))
     run = tmp_path / "run"
@@ -485,7 +491,10 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     pools = state["pools"][1]
     assert pools["punter"]["ppo:gen_001/banker.zip"] == pytest.approx(0.65, abs=1e-4)
     assert pools["punter"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
+    assert pools["banker"]["ppo:gen_001/punter.zip"] == pytest.approx(0.8, abs=1e-4)
     assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.1, abs=1e-4)
+    minutes = [x["wall_seconds"] for x in state["nash_conv"]]
+    assert len(minutes) == 2 and 0 < minutes[0] < minutes[1] <= state["wall_seconds"]
     # br.npz plays the exact best responses to generation 1's pair
     br = load_tables(run / "gen_001" / "br.npz")
     table1 = raw_env(2, rules)
@@ -523,37 +532,10 @@ def test_mixture_run_weights_the_pools_and_ends_with_the_least_exploitable_mixtu
     md = (run / "report.md").read_text()
     assert "least exploitable mixture of the snapshots" in md and "learned mixture" in md
     assert f"NashConv {fin['nash_conv']:.4f}" in md
-
-
-def test_self_play_run_samples_snapshots_and_times_its_exact_measures(tmp_path):
-    """A tiny self-play run as the main config sets it up (batched engine, snapshots that
-    sample, exploiters, the final mixture), then its report: each
-    generation's NashConv with its minutes, the reference plot, the final pair's distance
-    to the game value (the one-stake game has a reference equilibrium)."""
-    rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    ppo = {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16], **PPO_CONSTANT}
-    cfg = {**TINY, "rules": rules, "generations": 2, "n_envs": 16, "vec_env": "batched",
-           "punter": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
-           "banker": {"steps": 2048, "baseline_share": 0.1, "ppo": ppo},
-           "opponents": {**TINY["opponents"], "sample": True, "exploiter_share": 0.2},
-           "evaluation": {**TINY["evaluation"], "exact": True, "select": "mixture", "mixture_iterations": 2,
-                          "generation_hands": 0}}  # fmt: skip
-    path = tmp_path / "sp.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    run = tmp_path / "run"
-    r = _run("train.py", "--config", path, "--run-dir", run, timeout=400)
-    assert r.returncode == 0, r.stderr[-3000:]
-    state = json.loads((run / "state.json").read_text())
-    pools = state["pools"][1]
-    assert pools["punter"]["ppo:gen_001/banker.zip:sample"] == pytest.approx(0.7, abs=1e-4)
-    assert pools["banker"]["table:gen_001/br.npz"] == pytest.approx(0.2, abs=1e-4)
-    minutes = [x["wall_seconds"] for x in state["nash_conv"]]
-    assert len(minutes) == 2 and 0 < minutes[0] < minutes[1] <= state["wall_seconds"]
+    assert "Reference equilibrium" in md and "banker's gain" in md
     report = json.loads((run / "report.json").read_text())
     assert report["reference"]["value"] == pytest.approx(-0.11289)
     assert "nash_conv_time.png" in report["plots"] and (run / "nash_conv_time.png").is_file()
-    md = (run / "report.md").read_text()
-    assert "Reference equilibrium" in md and "banker's gain" in md
 
 
 def test_the_defaults_are_the_shipped_recipe():

@@ -338,7 +338,8 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     from agents.specs import make_agent
     from siete_env import raw_env, solve
 
-    cfg = _cfg(generations=2,
+    rules = {**RULES, "bet_levels": [1]}  # one stake: the exact measures of the six pairs are quick
+    cfg = _cfg(generations=2, rules=rules,
                vine={"iterations": 2, "punter_hands": 300, "banker_hands": 300, "steps": 2, "tables": 2000,
                      "merge": True,  # repeated decisions merged
                      "snapshot_every": 1, "snapshot_generations": 2,  # a snapshot within each generation too
@@ -358,15 +359,15 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
     st = json.loads((a / "state.json").read_text())
     assert st["generation"] == 2 and [x["generation"] for x in st["nash_conv"]] == [1, 2]
     assert st["learn_steps"]["punter"] > 2 * 2 * 300 and st["learn_steps"]["banker"] > 0
-    table = raw_env(2, RULES)
+    table = raw_env(2, rules)
     g2 = [make_agent(f"ppo:{a / 'gen_002' / f'{r}.zip'}", table) for r in ("punter", "banker")]
-    assert solve.nash_conv(*g2, RULES).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=FLOAT32)
+    assert solve.nash_conv(*g2, rules).nash_conv == pytest.approx(st["nash_conv"][1]["nash_conv"], abs=FLOAT32)
     # the snapshots within the generations: measured, and members of the final mixture's population
     assert [(x["generation"], x["iteration"]) for x in st["iterates"]] == [(1, 1), (2, 1)]
     it2 = st["iterates"][1]
     assert it2["punter"] == "gen_002/punter_it001.zip" and it2["banker"] == "gen_002/banker_it001.zip"
     pair = [make_agent(f"ppo:{a / it2[r]}", table) for r in ("punter", "banker")]
-    assert solve.nash_conv(*pair, RULES).nash_conv == pytest.approx(it2["nash_conv"], abs=FLOAT32)
+    assert solve.nash_conv(*pair, rules).nash_conv == pytest.approx(it2["nash_conv"], abs=FLOAT32)
     assert st["final"] is not None and set(st["final"]["weights"]["punter"]) == {
         "gen_001/punter_it001.zip", "gen_001/punter.zip", "gen_002/punter_it001.zip", "gen_002/punter.zip"}  # fmt: skip
     resumed = json.loads((b / "state.json").read_text())  # the population rebuilt on resume: the same mixture
