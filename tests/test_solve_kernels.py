@@ -4,14 +4,13 @@ policies and reaches, under payouts, stakes, swaps and the forced banker."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 
 from siete_env.solve import banker, evaluator
 from siete_env.solve.states import FOUR
 
+from .helpers import some_v_rows
 from .tolerance import FLOAT64
 
 RULES = [
@@ -46,18 +45,6 @@ def possible_nodes(ev) -> np.ndarray:
 V_SAMPLE = 500  # stood punter hands (k, U) compared per rule set (of 1,489; 7,315 with swaps)
 
 
-def some_v_rows(ev, n: int, seed: int = 0):
-    """A copy of ``ev`` that holds ``n`` of its stood punter hands ``(k, U)`` (a fixed sample,
-    every stake of each): both implementations compute each V row on its own (the kernels one
-    per loop iteration, the numpy passes per chunk of rows), so the sample checks the same
-    equality as the whole sweep, at a fraction of the numpy passes' cost."""
-    keep = np.sort(np.random.default_rng(seed).choice(ev.n_vu, n, replace=False))
-    sub = copy.copy(ev)
-    sub.vu_keys = [ev.vu_keys[i] for i in keep]
-    sub.vu_k, sub.vu_U, sub.n_vu = ev.vu_k[keep], ev.vu_U[keep], n
-    return sub
-
-
 @pytest.mark.parametrize(
     "rules",
     [  # all but the dearest run again with NUMBA_CPU_NAME=generic (the `processor` mark: tests/tolerance.py)
@@ -68,7 +55,7 @@ def some_v_rows(ev, n: int, seed: int = 0):
     ],
 )
 def test_numba_and_numpy_passes_agree(rules):
-    ev = some_v_rows(evaluator(rules), V_SAMPLE)
+    ev, _ = some_v_rows(evaluator(rules), V_SAMPLE)
     rng = np.random.default_rng(7)
     nV = ev.n_vu * ev.L
     hit = rng.random((nV, ev.n_M))
