@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import os
 
-import pytest
+# One BLAS thread per test process, set before numpy loads (it reads these once), as
+# training.driver does for a run: `make test` runs one pytest-xdist worker per core, and two
+# BLAS threads in each fight for the two cores. The banker network's exact table
+# (agents.learned._mlp_banker_table: ~10^4 small float32 matmuls) took 82 s with two threads
+# beside a busy core and 23 s with one, to the same bits. A value set outside is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS (torch and numba keep their own threads)
+
+import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")

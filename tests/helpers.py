@@ -1,6 +1,9 @@
-"""Shared helpers: stacked-deck tables driven by action names."""
+"""Shared helpers: stacked-deck tables driven by action names, simulations, samples of the
+exact evaluator's V rows."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 
@@ -72,3 +75,18 @@ def row_by_row(agent, observations, masks):
         else:
             out[i] = agent.action_probs(observations[i : i + 1], masks[i : i + 1])[0]
     return out
+
+
+def some_v_rows(ev, n: int, seed: int = 0) -> tuple:
+    """A copy of the evaluator ``ev`` whose banker side holds ``n`` of its stood punter
+    hands ``(k, U)`` (a fixed sample; every stake of each), and the rows of ``ev``'s
+    ``(n_vu * L, n_M)`` tables it holds. The banker passes (the kernels one V row per loop
+    iteration, the numpy passes by chunks of rows) and the banker's observations and tables
+    compute each V row on its own, so a comparison on the sample checks the same equality
+    as on every row, at a fraction of the cost. (The punter side is not subset: use the copy
+    for the banker side only.)"""
+    keep = np.sort(np.random.default_rng(seed).choice(ev.n_vu, n, replace=False))
+    sub = copy.copy(ev)
+    sub.vu_keys = [ev.vu_keys[i] for i in keep]
+    sub.vu_k, sub.vu_U, sub.n_vu = ev.vu_k[keep], ev.vu_U[keep], n
+    return sub, (keep[:, None] * ev.L + np.arange(ev.L)).ravel()

@@ -101,7 +101,7 @@ SWAPS = {"preset": "spanish", "bet_levels": [1, 2], "max_splits": 0}
 MANDATORY = {"preset": "spanish", "bet_levels": [1, 2, 3], "max_splits": 0, "four_swap": "mandatory"}
 
 
-@pytest.mark.parametrize("rules", [LEVELS, SWAPS, MANDATORY])
+@pytest.mark.parametrize("rules", [SWAPS, MANDATORY])  # (SWAPS has LEVELS' stakes and raises, and the swap)
 def test_punter_action_values_agree_with_the_evaluator(rules):
     """CFR's policy evaluation of the punter (stakes, raises, swaps) against a fixed banker
     gives the exact value of a stochastic policy (computed by the forward pass instead),
@@ -115,10 +115,10 @@ def test_punter_action_values_agree_with_the_evaluator(rules):
     c.draw /= c.draw.sum(-1, keepdims=True)
     _, _, v = c.punter_values(G)
     assert abs(v - expected_value(TabularPunterPolicy(ev, c.bet, c.draw), banker, ev)) < FLOAT64
-    br = best_response(banker, "banker", ev).policy
-    c.bet, c.draw = br.bet_p, br.draw_p
+    br = best_response(banker, "banker", ev)
+    c.bet, c.draw = br.policy.bet_p, br.policy.draw_p
     Q_bet, Q, v = c.punter_values(G)
-    assert abs(v - best_response(banker, "banker", ev).value) < FLOAT64
+    assert abs(v - br.value) < FLOAT64
     _, _, breach, reach = ev.punter_forward(c.bet, c.draw, return_reach=True)
     best = np.where(c.draw_mask, Q, -np.inf).max(-1)
     np.testing.assert_allclose((c.draw * Q).sum(-1)[reach > 0], best[reach > 0], rtol=0, atol=FLOAT64)
@@ -137,13 +137,20 @@ def test_cfr_with_the_four_swap_improves_on_the_uniform_start():
     assert (x >= 0).all() and (x[:, ev.single] == 1).all()
 
 
-def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_path):
+@pytest.fixture(scope="module")
+def single_dcfr():
+    """DCFR's solution of the single-stake game after 16 iterations (measured at 8 and 16):
+    shared by the convergence test and the comparison with CFR+."""
+    return cfr.solve(evaluator(SINGLE), iterations=16, every=8, method="dcfr")
+
+
+def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_path, single_dcfr):
     ev = evaluator(SINGLE)
-    sol = cfr.solve(ev, iterations=24, every=8)
+    sol = single_dcfr
     its = [h[0] for h in sol.history]
     ncs = [h[2] for h in sol.history]
-    assert its == [8, 16, 24]
-    assert ncs[-1] < ncs[0] and 0 <= ncs[-1] < 0.01, ncs
+    assert its == [8, 16]
+    assert ncs[-1] < ncs[0] and 0 <= ncs[-1] < 0.01, ncs  # (measured: 0.0200, 0.0052)
     r = sol.result
     # the game value lies between what each side guarantees itself
     assert r.punter_br_value >= r.ev - FLOAT64 and -r.banker_br_value <= r.ev + FLOAT64
@@ -163,7 +170,7 @@ def test_cfr_single_stake_converges_and_its_policies_play_through_the_env(tmp_pa
     # saved and loaded: the same policies
     sol.save(tmp_path / "eq.npz")
     back = load_tables(tmp_path / "eq.npz")
-    assert back.iterations == 24 and back.result == sol.result
+    assert back.iterations == 16 and back.result == sol.result
     again = nash_conv(back.punter, back.banker, evaluator(back.rules))
     assert abs(again.nash_conv - sol.nash_conv) < 1e-5  # (tables stored in float32)
 
@@ -172,26 +179,28 @@ def test_cfr_with_bet_levels_and_raises_improves_on_the_uniform_start():
     ev = evaluator(LEVELS)
     c = cfr.CFRPlus(ev)
     start = c.measure(average=False).nash_conv
-    for _ in range(6):
+    for _ in range(5):
         c.iterate()
     nc = c.measure()
-    assert 0 <= nc.nash_conv < start / 3
+    assert 0 <= nc.nash_conv < start / 3  # (measured: 1.507 at the start, 0.408 after 5)
     bet, draw, hit = c.average()
     np.testing.assert_allclose(bet.sum(-1), 1.0)
     assert ((hit >= 0) & (hit <= 1)).all()
     assert (bet[~c.bet_mask] == 0).all() and (draw[~c.draw_mask] == 0).all()
 
 
-def test_dcfr_converges_faster_than_cfr_plus():
+def test_dcfr_converges_faster_than_cfr_plus(single_dcfr):
     """At the same number of iterations DCFR's average is well under CFR+'s (measured on
-    the single-stake game: 0.0052 against 0.0142 after 16)."""
+    the single-stake game: 0.0052 against 0.0142 after 16). DCFR's run is ``solve``'s (the
+    shared fixture: ``CFRPlus(method="dcfr")`` iterated and measured)."""
     ev = evaluator(SINGLE)
-    nc = {}
-    for method in cfr.METHODS:
-        c = cfr.CFRPlus(ev, method=method)
-        for _ in range(16):
-            c.iterate()
-        nc[method] = c.measure().nash_conv
+    assert cfr.METHODS == ("cfr+", "dcfr")
+    assert single_dcfr.history[-1][0] == 16
+    nc = {"dcfr": single_dcfr.history[-1][2]}
+    c = cfr.CFRPlus(ev, method="cfr+")
+    for _ in range(16):
+        c.iterate()
+    nc["cfr+"] = c.measure().nash_conv
     assert 0 <= nc["dcfr"] < nc["cfr+"] / 2, nc
     with pytest.raises(ValueError, match="unknown method 'cfr'"):
         cfr.CFRPlus(ev, method="cfr")

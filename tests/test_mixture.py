@@ -12,7 +12,7 @@ import pytest
 from agents.specs import make_agent
 from siete_env import raw_env
 from siete_env.solve import banker as banker_side
-from siete_env.solve import best_response, evaluator, expected_value, load_tables, nash_conv
+from siete_env.solve import best_response, evaluate_pair, evaluator, expected_value, load_tables, nash_conv
 from siete_env.solve import punter as punter_side
 from siete_env.solve.exact import stood_value
 from siete_env.solve.mixture import Population, matrix_nash
@@ -30,11 +30,36 @@ def agent(spec, rules=SINGLE):
 
 
 @pytest.fixture(scope="module")
-def pop():
-    p = Population(evaluator(SINGLE))
+def pairs():
+    """The four member pairs, each evaluated exactly once (``evaluate_pair``, as
+    ``Population.add_pair`` does): every population of this module is built from them."""
+    ev = evaluator(SINGLE)
+    out = []
     for a, b in zip(PUNTERS, BANKERS, strict=True):
-        p.add_pair(agent(a), agent(b), (a, b))
+        p, q = agent(a), agent(b)
+        out.append((p, q, evaluate_pair(p, q, ev), (a, b)))
+    return out
+
+
+def population(pairs):
+    p = Population(evaluator(SINGLE))
+    for punter, banker, pe, names in pairs:
+        p.add_evaluated(punter, banker, pe, names)
     return p
+
+
+@pytest.fixture(scope="module")
+def pop(pairs):
+    """The population of the four pairs, shared by the tests that only read it (only the
+    ``least`` fixture's ``least_exploitable`` writes to it: its ``gaps`` and ``duals``)."""
+    return population(pairs)
+
+
+@pytest.fixture(scope="module")
+def least(pop):
+    """``least_exploitable`` of the shared population (once: two tests read it) and its mixture."""
+    wp, wb = pop.least_exploitable(iterations=15)
+    return wp, wb, pop.mixture(wp, wb)
 
 
 # --------------------------------------------------------------------------- matrix games
@@ -77,15 +102,13 @@ def test_worst_cases_are_the_best_responses_to_the_mixture_table(pop):
     assert abs(-best_response(sol.punter, "punter", ev).value - pw) < FLOAT64
     assert abs(best_response(sol.banker, "banker", ev).value - bw) < FLOAT64
     # realization equivalence: against any fixed opponent, the mixture table's value is the
-    # weighted value of its members
-    for b in BANKERS:
-        mixed = expected_value(sol.punter, agent(b), ev)
-        members = sum(w * expected_value(agent(a), agent(b), ev) for w, a in zip(wp, PUNTERS, strict=True))
-        assert abs(mixed - members) < FLOAT64
-    for a in PUNTERS:
-        mixed = expected_value(agent(a), sol.banker, ev)
-        members = sum(w * expected_value(agent(a), agent(b), ev) for w, b in zip(wb, BANKERS, strict=True))
-        assert abs(mixed - members) < FLOAT64
+    # weighted value of its members (the matrix: each entry is its pair's expected_value,
+    # test_pairs_and_matrix_are_the_exact_values)
+    M = pop.matrix
+    for j, b in enumerate(BANKERS):
+        assert abs(expected_value(sol.punter, agent(b), ev) - wp @ M[:, j]) < FLOAT64
+    for i, a in enumerate(PUNTERS):
+        assert abs(expected_value(agent(a), sol.banker, ev) - M[i] @ wb) < FLOAT64
     # and the members' values against those best responses average to the worst cases
     assert abs(wp @ v - pw) < FLOAT64 and abs(wb @ u - bw) < FLOAT64
 
@@ -100,9 +123,8 @@ def test_the_mixture_plays_as_its_table_in_the_environment(pop, tmp_path):
     assert abs(sim.mean() - sol.value) < 1.96 * sim.std() / np.sqrt(len(sim)) + FLOAT64
 
 
-def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop):
-    wp, wb = pop.least_exploitable(iterations=15)
-    sol = pop.mixture(wp, wb)
+def test_least_exploitable_is_no_worse_than_any_member_and_beats_them_here(pop, least):
+    wp, wb, sol = least
     p_worst = [pop.punter_worst(np.eye(4)[i])[0] for i in range(4)]
     b_worst = [pop.banker_worst(np.eye(4)[j])[0] for j in range(4)]
     # NashConv = (punter BR to the banker) - (punter's value against a banker BR)
@@ -139,19 +161,24 @@ def test_population_errors():
 def test_mixtures_with_stakes_raises_and_swaps_are_realization_equivalent():
     """The reach weighting through bets, raises and the four-swap, with a stochastic
     member: the mixture table's value against any fixed opponent is the weighted value
-    of its members (to rounding)."""
+    of its members (to rounding). Each value is ``expected_value``'s (the punter's stood
+    reach from its table, against the banker's stood values from its table), each pass
+    made once: the members' are the population's."""
     rules = {"preset": "spanish", "bet_levels": [1, 2], "max_splits": 0}
     ev = evaluator(rules)
     pop = Population(ev)
     for a, b in (("random", "banker:5"), ("bold:5", "smart:6")):
-        pop.add_pair(agent(a, rules), agent(b, rules), (a, b))
+        pop.add_punter(agent(a, rules), a)
+        pop.add_banker(agent(b, rules), b)
     wp, wb = np.array([0.3, 0.7]), np.array([0.6, 0.4])
     sol = pop.mixture(wp, wb)
     M = pop.matrix
-    for j, b in enumerate(("banker:5", "smart:6")):
-        assert abs(expected_value(sol.punter, agent(b, rules), ev) - wp @ M[:, j]) < FLOAT64
-    for i, a in enumerate(("random", "bold:5")):
-        assert abs(expected_value(agent(a, rules), sol.banker, ev) - M[i] @ wb) < FLOAT64
+    W, bust = ev.punter_forward(*ev.punter_table(sol.punter))  # the mixture punter's
+    for j, G in enumerate(pop._G):  # against each member banker: banker:5, smart:6
+        assert abs(stood_value(W, bust, G) - wp @ M[:, j]) < FLOAT64
+    G = banker_side.policy_values(ev, ev.banker_table(sol.banker))  # the mixture banker's
+    for i, (Wi, b) in enumerate(zip(pop._W, pop._bust, strict=True)):  # each member punter: random, bold:5
+        assert abs(stood_value(Wi, b, G) - M[i] @ wb) < FLOAT64
 
 
 def test_the_banker_tables_wait_on_disk_and_leave_with_the_population():
@@ -168,18 +195,17 @@ def test_the_banker_tables_wait_on_disk_and_leave_with_the_population():
     assert not folder.exists()
 
 
-def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
+def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria(pairs, pop, least):
     """``oracles()``: each side's exact best response to the other side's strategy that holds
     this side's members down (the last planes' equilibrium); added as members, they never
-    leave the least exploitable mixture worse, and here make it better."""
-    ev = evaluator(SINGLE)
-    pop = Population(ev)
-    for a, b in zip(PUNTERS, BANKERS, strict=True):
-        pop.add_pair(agent(a), agent(b), (a, b))
+    leave the least exploitable mixture worse, and here make it better. (The shared
+    population's ``least_exploitable`` is read; the oracles join a copy of it.)"""
+    ev = pop.ev
+    grown = population(pairs)
     with pytest.raises(ValueError, match="call it first"):
-        pop.oracles()
-    wp, wb = pop.least_exploitable(iterations=15)
-    before = pop.mixture(wp, wb).nash_conv
+        grown.oracles()
+    wp, wb, sol = least
+    before = sol.nash_conv
     G, (W, bust) = pop.duals["banker"], pop.duals["punter"]
     # the duals are the planes' equilibria: the best punter member against that banker mixture is
     # the bound the search stopped at, and so is the best banker member against that punter mixture
@@ -196,7 +222,9 @@ def test_the_double_oracle_adds_best_responses_to_the_planes_equilibria():
     # the banker oracle holds that punter mixture at least as low as any banker member
     Go = banker_side.policy_values(ev, ev.banker_table(b_or))
     assert stood_value(W, bust, Go) <= min(stood_value(W, bust, Gj) for Gj in pop._G) + FLOAT64
-    pop.add_pair(p_or, b_or, ("oracle", "oracle"))
-    assert not pop.duals  # those planes were for the members before
-    after = pop.mixture(*pop.least_exploitable(iterations=15)).nash_conv
+    grown.least_exploitable(iterations=0)  # the first planes only (no best response): duals to forget
+    assert grown.duals
+    grown.add_pair(p_or, b_or, ("oracle", "oracle"))
+    assert not grown.duals  # those planes were for the members before
+    after = grown.mixture(*grown.least_exploitable(iterations=15)).nash_conv
     assert after < before - 1e-4

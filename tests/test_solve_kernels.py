@@ -10,6 +10,7 @@ import pytest
 from siete_env.solve import banker, evaluator
 from siete_env.solve.states import FOUR
 
+from .helpers import some_v_rows
 from .tolerance import FLOAT64
 
 RULES = [
@@ -41,6 +42,9 @@ def possible_nodes(ev) -> np.ndarray:
     return out
 
 
+V_SAMPLE = 500  # stood punter hands (k, U) compared per rule set (of 1,489; 7,315 with swaps)
+
+
 @pytest.mark.parametrize(
     "rules",
     [  # all but the dearest run again with NUMBA_CPU_NAME=generic (the `processor` mark: tests/tolerance.py)
@@ -51,13 +55,16 @@ def possible_nodes(ev) -> np.ndarray:
     ],
 )
 def test_numba_and_numpy_passes_agree(rules):
-    ev = evaluator(rules)
+    ev, _ = some_v_rows(evaluator(rules), V_SAMPLE)
     rng = np.random.default_rng(7)
     nV = ev.n_vu * ev.L
     hit = rng.random((nV, ev.n_M))
     W = rng.random((ev.n_vu, ev.L, 10)) * (rng.random((ev.n_vu, ev.L, 1)) < 0.8)  # some V unreached
     ok = possible_nodes(ev)
     assert 0.2 < ok.mean() < 0.9  # a real share of the nodes is skipped
+    a = banker.kernel_args(ev)
+    swapped = ev.fixed_drawn(a.vk[:, None], a.vn[:, None], ev.M_n[None, :]) > 0
+    assert (swapped & ok).any() == (ev.kmax > 0)  # with swaps: nodes where the banker has drawn a swapped 4
 
     for scale in (True, False) if ev.L > 1 else (True,):
         a = banker.policy_values(ev, hit, scale_stakes=scale, backend="numba")
