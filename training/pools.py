@@ -76,7 +76,7 @@ def pools_learner(
     import signal
     import traceback
 
-    from siete_env.processes import die_with_parent
+    from siete_env.processes import die_with_parent, quick_exit
 
     die_with_parent(parent_pid)
     _lock = hold_as_learner(run_dir)  # noqa: F841  (held until the process ends)
@@ -129,7 +129,10 @@ def pools_learner(
         except Exception as e:  # noqa: BLE001  (reported to the main process)
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", 0.0, 0))
             break
+    if getattr(model, "_logger", None) is not None:  # TensorBoard's files, flushed
+        model.logger.close()
     conn.close()
+    quick_exit()
 
 
 class PoolsLearner:

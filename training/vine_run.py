@@ -35,7 +35,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     ``counter`` counts the env steps it plays (main hands and branches)."""
     import signal
 
-    from siete_env.processes import die_with_parent
+    from siete_env.processes import die_with_parent, quick_exit
 
     die_with_parent(parent_pid)
     _lock = hold_as_learner(run_dir)  # noqa: F841  (held until the process ends)
@@ -111,7 +111,9 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         except Exception as e:  # noqa: BLE001  (reported to the main process)
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", None))
             break
+    model.logger.close()
     conn.close()
+    quick_exit()
 
 
 class VineLearner:
