@@ -578,7 +578,7 @@ def test_table_of_four_self_play_with_learned_best_responses(tmp_path):
     cfg.update(generations=2, n_envs=8)
     for role in ("punter", "banker"):
         cfg[role] = {"steps": 1024, "baseline_share": 0.1, "ppo": ppo}
-    cfg["evaluation"].update(hands=400, map_hands=200, exploit_seconds=2, exploit_hands=400, workers=1,
+    cfg["evaluation"].update(hands=400, map_hands=100, exploit_seconds=1, exploit_hands=400, workers=1,
                              exploit_others=[{"name": "gone", "punter": "ppo:nowhere.zip", "banker": "banker:6"}])  # fmt: skip
     path = tmp_path / "t4.yaml"
     path.write_text(yaml.safe_dump(cfg))
