@@ -206,8 +206,8 @@ def smoke(tmp_path_factory):
     with SIETE_SLOW_TESTS=1 also the same config run uninterrupted for 2 generations
     without the report (B, in parallel with A)."""
     d = tmp_path_factory.mktemp("train")
-    cfg = d / "tiny.yaml"
-    cfg.write_text(yaml.safe_dump(TINY))
+    cfg = d / "tiny.yaml"  # two rollouts of each learner a generation
+    cfg.write_text(yaml.safe_dump({**TINY, **{r: {**TINY[r], "steps": 1024} for r in ("punter", "banker")}}))
     a, b = d / "a", d / "b"
     t0 = time.perf_counter()
     pa = subprocess.Popen(_cmd("train.py", "--config", cfg, "--run-dir", a), cwd=ROOT,
@@ -273,10 +273,10 @@ def test_smoke_run_writes_the_run_folder(smoke):
     st = first["state"]
     assert st["generation"] == 1
     assert st["punter_snapshots"] == ["gen_001/punter.zip"] and st["banker_snapshots"] == ["gen_001/banker.zip"]
-    assert st["learn_steps"] == {"punter": 2048, "banker": 2048}
+    assert st["learn_steps"] == {"punter": 1024, "banker": 1024}
     assert st["curves"]["generation"] == [1]
     # a progress bar over every learner step, and the throughput printed
-    assert "4096/4096" in smoke["err_a"]
+    assert "2048/2048" in smoke["err_a"]
     assert "env steps per second during learn()" in smoke["out_a"]
 
 
@@ -284,7 +284,7 @@ def test_smoke_run_report(smoke):
     a = smoke["a"]
     rep = json.loads((a / "report.json").read_text())
     assert rep["generations"] == 1
-    assert rep["learn_steps"] == {"punter": 2048, "banker": 2048}
+    assert rep["learn_steps"] == {"punter": 1024, "banker": 1024}
     tp = rep["learn_steps_per_second"]
     assert tp["punter"] > 0 and tp["banker"] > 0 and tp["overall"] > 0
     matches = rep["tournament"]["matches"]
@@ -308,7 +308,7 @@ def test_resume_continues_from_the_last_generation(smoke):
     st = json.loads((a / "state.json").read_text())
     assert st["generation"] == 2
     assert st["punter_snapshots"] == ["gen_001/punter.zip", "gen_002/punter.zip"]
-    assert st["learn_steps"] == {"punter": 4096, "banker": 4096}
+    assert st["learn_steps"] == {"punter": 2048, "banker": 2048}
     assert st["curves"]["generation"] == [1, 2]
     # generation 1 was kept, not retrained
     for r in ("punter", "banker"):
@@ -316,7 +316,7 @@ def test_resume_continues_from_the_last_generation(smoke):
         g = st["selected"][r]  # best_worst: the generation with the best per-generation worst case
         assert (a / f"{r}.zip").read_bytes() == (a / f"gen_{g:03d}" / f"{r}.zip").read_bytes()
     # the progress bar starts at generation 1's steps
-    assert "4096/8192" in smoke["resume"].stderr or "8192/8192" in smoke["resume"].stderr
+    assert "2048/4096" in smoke["resume"].stderr or "4096/4096" in smoke["resume"].stderr
 
 
 @pytest.mark.skipif(not SLOW, reason="a third training run: set SIETE_SLOW_TESTS=1")
