@@ -69,6 +69,8 @@ def test_the_driver_records_what_the_learner_yields(monkeypatch, tmp_path):
     assert state.pools == [{"punter": {"banker:6": 1.0}}] * 3
     assert (tmp_path / "punter.zip").read_bytes() == b"gen_003/punter.zip"  # select: last
     assert json.loads((tmp_path / "state.json").read_text())["generation"] == 3
+    kept = json.loads((tmp_path / "gen_002" / "state.json").read_text())  # as it stood after generation 2
+    assert kept["generation"] == 2 and kept["learn_steps"] == {"punter": 20, "banker": 40}
 
 
 def test_a_failing_learner_is_stopped_and_the_finished_generations_kept(monkeypatch, tmp_path):

@@ -84,6 +84,8 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
                 state.nash_conv[-1]["wall_seconds"] = state.wall_seconds
             state.generation = gen
             state.save(run_dir)
+            (run_dir / f"gen_{gen:03d}").mkdir(exist_ok=True)
+            state.save(run_dir / f"gen_{gen:03d}")  # the state after this generation: a run can go on from here
     finally:
         learner.stop()
     return _finish(cfg, run_dir, state, pop, started)
