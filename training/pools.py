@@ -27,7 +27,7 @@ import numpy as np
 from agents.specs import AgentSpec
 from training.config import OpponentsConfig, TrainConfig
 from training.learners import derive_seed, learner_model, make_venv, set_rates
-from training.runs import ROLES, RunState, best_responses_file, hold_as_learner, start_learners, stop_learners
+from training.runs import ROLES, RunState, begin_learner_process, best_responses_file, start_learners, stop_learners
 from training.seam import Snapshots
 
 __all__ = ["PoolsLearner", "opponent_pool", "pools_learner"]
@@ -73,14 +73,11 @@ def pools_learner(
     weights and answers ``(relative path, seconds in learn(), env steps)``. ``counter``
     counts its env steps for the progress bar. It dies with its parent (``parent_pid``),
     even a parent killed by SIGKILL, and holds a share of the run folder's lock while it lives."""
-    import signal
     import traceback
 
-    from siete_env.processes import die_with_parent, quick_exit
+    from siete_env.processes import quick_exit
 
-    die_with_parent(parent_pid)
-    _lock = hold_as_learner(run_dir)  # noqa: F841  (held until the process ends)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _lock = begin_learner_process(run_dir, parent_pid)  # noqa: F841  (held until the process ends)
     try:
         import torch
 

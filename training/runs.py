@@ -268,6 +268,20 @@ def lock_run_dir(run_dir: Path, wait: float | None = None) -> Iterator[None]:
         f.close()  # releases the lock
 
 
+def begin_learner_process(run_dir: str, parent_pid: int):
+    """First thing in a learner process: it dies with its parent (``parent_pid``, even one
+    killed by SIGKILL), leaves Ctrl-C to the main process, and holds its share of the run
+    folder's lock; returns the lock's file, to keep for the process's life."""
+    import signal
+
+    from siete_env.processes import die_with_parent
+
+    die_with_parent(parent_pid)
+    lock = hold_as_learner(run_dir)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    return lock
+
+
 def hold_as_learner(run_dir: str):
     """A learner's share of its run folder (``.learners.lock``), for its whole life."""
     f = open(Path(run_dir) / ".learners.lock", "a")
@@ -281,6 +295,7 @@ def hold_as_learner(run_dir: str):
 
 
 __all__ = [
+    "begin_learner_process",
     "best_responses_file",
     "FINAL_TABLES",
     "LOCK_WAIT",

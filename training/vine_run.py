@@ -22,7 +22,7 @@ import numpy as np
 
 from training.config import TrainConfig
 from training.learners import derive_seed, learner_model, make_venv, set_rates
-from training.runs import ROLES, RunState, hold_as_learner, iterate_snapshot
+from training.runs import ROLES, RunState, begin_learner_process, iterate_snapshot
 from training.seam import Snapshots
 
 __all__ = ["VineLearner", "vine_learner"]
@@ -33,13 +33,9 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     """A learner process of ``learner: vine``. Requests: ``("iterate", gen, it, other_actor)``
     -> ``("ok", own_actor, stats)``; ``("save", rel)`` -> ``("ok", rel)``; ``None``: stop.
     ``counter`` counts the env steps it plays (main hands and branches)."""
-    import signal
+    from siete_env.processes import quick_exit
 
-    from siete_env.processes import die_with_parent, quick_exit
-
-    die_with_parent(parent_pid)
-    _lock = hold_as_learner(run_dir)  # noqa: F841  (held until the process ends)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _lock = begin_learner_process(run_dir, parent_pid)  # noqa: F841  (held until the process ends)
     try:
         import torch
 
