@@ -153,6 +153,7 @@ class ThresholdPunter(_Deterministic):
     like ``BankerThreshold(6)``."""
 
     banker_threshold = 6.0
+    hide_below = 4.0  # it hits face-down while its hidden card is worth less than this (points)
     # the batched engine's kernels make these decisions from the state (siete_env.batched.vector.NATIVE_KINDS);
     # each class declares its own: a subclass that decides otherwise is asked through action_probs
     native_kind = "threshold"
@@ -183,7 +184,7 @@ class ThresholdPunter(_Deterministic):
         if not mask[HIT_UP]:
             return HIT_DOWN
         hidden = v.my_hidden_value(o)
-        if hidden is not None and hidden < 4 and mask[HIT_DOWN]:
+        if hidden is not None and hidden < self.hide_below and mask[HIT_DOWN]:
             return HIT_DOWN
         return HIT_UP
 
@@ -210,7 +211,7 @@ class ThresholdPunter(_Deterministic):
         can_hit, can_down, can_stand = masks[:, HIT_UP] != 0, masks[:, HIT_DOWN] != 0, masks[:, STAND] != 0
         # draw (and any phase not named below)
         hidden = v.my_hidden_values(observations, hands)
-        down = (hidden < 4) & can_down  # (NaN: no face-down card)
+        down = (hidden < self.hide_below) & can_down  # (NaN: no face-down card)
         down |= ~can_hit & can_down  # face-down the only hit
         act = np.where(self.stands(mine) | ~(can_hit | can_down), STAND, np.where(down, HIT_DOWN, HIT_UP))
         bank = phase == Phase.BANKER

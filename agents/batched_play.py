@@ -22,7 +22,7 @@ import numpy as np
 from siete_env import raw_env
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
-from siete_env.batched.vector import native_params, sample_actions
+from siete_env.batched.vector import EXTERNAL, native_params, sample_actions
 
 from .specs import make_agent
 
@@ -55,7 +55,7 @@ def play_chips(
     ref = raw_env(num_players=n, rules=rules)
     agent_seeds = agent_seeds or [None] * n
     agents = [make_agent(s, ref, seed=agent_seeds[i]) for i, s in enumerate(specs)]
-    params = np.array([native_params(a) if native else (K.N_EXTERNAL, 0, 0) for a in agents], np.int64)
+    params = np.array([native_params(a) if native else EXTERNAL for a in agents], np.int64)
     seat_native = np.tile(np.where(params[:, 0] != K.N_EXTERNAL, np.arange(n), -1), (bt.N, 1))
     rngs = [np.random.default_rng([seed, 1, s]) for s in range(n)]
     bt.seed([seed, 2] if table_seed is None else table_seed)

@@ -130,6 +130,10 @@ SWAP_FOUR: Final = _fixed_id(ActionKind.SWAP_FOUR)
 SPLIT: Final = _fixed_id(ActionKind.SPLIT)
 KEEP: Final = _fixed_id(ActionKind.KEEP)
 
+SWAP_RANK: Final = 4
+"""The rank of the card the four-swap (``four_swap``) returns: an initial 4 (000)."""
+BURN_RANKS: Final = (3, 4)
+"""The ranks ``burn_three_four`` may burn (004: "un 3 o un 4")."""
 MAX_SWAPS: Final = 4
 """Swaps of an initial 4 a punter may make in one hand ("y así hasta cuatro veces", 000);
 the limit also ends the loop of a deck whose last cards are 4s."""
@@ -628,8 +632,8 @@ class Game:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
             rank = RANK[self.cards[k][0]] if first else 0
-            swap = first and self._swap_mode != "off" and rank == 4 and self.swaps[self.seat] < MAX_SWAPS
-            burn = first and self._burn_id >= 0 and rank in (3, 4)
+            swap = first and self._swap_mode != "off" and rank == SWAP_RANK and self.swaps[self.seat] < MAX_SWAPS
+            burn = first and self._burn_id >= 0 and rank in BURN_RANKS
             ace = first and self._ace_id >= 0 and rank == 1 and not self.ace_half[k]
             cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
             key = (ph, swap, burn, cap, ace)
@@ -809,7 +813,13 @@ class Game:
     def _may_burn(self, k: int, c: int, face_up: bool) -> None:
         """``burn_drawn``: a 3 or 4 just received face-up from a hit, in a hand that plays
         on, may be burnt (004 "o ricevono da una chiamata un 3 o un 4")."""
-        if self._burn_drawn and face_up and RANK[c] in (3, 4) and self.status[k] == _PLAYING and self.phase == _DRAWP:
+        if (
+            self._burn_drawn
+            and face_up
+            and RANK[c] in BURN_RANKS
+            and self.status[k] == _PLAYING
+            and self.phase == _DRAWP
+        ):
             self.burnable = True
 
     def _check_total(self, s: int, h: int) -> None:

@@ -539,6 +539,50 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+# ----------------------------------------------------------------------------- engines
+_PART_OF: dict[str, tuple[str, Any]] = {
+    "auction_bids": ("bank_auction", False), "fusilar_pays": ("fusilar", False), "triplee_pays": ("triplee", False),
+    "triplee_wild": ("triplee", False), "triplee_takes_bank": ("triplee", False),
+    "side_bet_stake": ("side_bets", False), "banker_reale_collects": ("reale_pays", None),
+    "both_reale_collects": ("reale_pays", None), "burn_drawn": ("burn_three_four", False),
+}  # fmt: skip
+"""Options that change nothing while the feature they belong to is off (its value here)."""
+
+ENGINE_OPTIONS: dict[str, frozenset[str]] = {
+    # siete_env.batched (one hand per episode: bank passing changes nothing in it)
+    "batched": frozenset({
+        "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
+        "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair",
+        "draw_face_down", "all_face_up", "reveal_seven_half", "banker_policy_rule", "remove_sotas",
+    }),
+    # siete_env.solve (the heads-up game without splits)
+    "exact": frozenset({
+        "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
+        "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "banker_policy_rule",
+    }),
+}  # fmt: skip
+"""The options each engine besides the reference one (``game.Game``) plays, whatever their
+value: the one list of what an engine covers. Every other option must keep its default
+there (``options_not_played``), or be one of ``_PART_OF`` with its feature off."""
+
+
+def options_not_played(rules: Rules, engine: str) -> list[str]:
+    """The options of ``rules`` that ``engine`` (a key of ``ENGINE_OPTIONS``) does not play,
+    as ``name=value`` (empty: it plays these rules)."""
+    plays = ENGINE_OPTIONS[engine]
+    defaults = Rules()
+    out = []
+    for name in Rules.model_fields:
+        value = getattr(rules, name)
+        if name in plays or value == getattr(defaults, name):
+            continue
+        feature = _PART_OF.get(name)
+        if feature is not None and getattr(rules, feature[0]) == feature[1]:
+            continue
+        out.append(f"{name}={value!r}")
+    return out
+
+
 def _show(v: Any) -> Any:
     """A field value as a rules file writes it."""
     if v is None:

@@ -27,19 +27,12 @@ from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
 from ..game import FIXED_ACTIONS, build_actions
-from ..rules import MAX_PLAYERS, Rules, resolve_rules
+from ..rules import MAX_PLAYERS, Rules, options_not_played, resolve_rules
 from ..settle import Payouts
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
 MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
-_FREE = {
-    "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays", "banker_seven_half_collects",
-    "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair", "draw_face_down", "all_face_up",
-    "reveal_seven_half", "banker_policy_rule", "remove_sotas",
-    # options of features that are off (they change nothing while their feature is off)
-    "auction_bids", "fusilar_pays", "triplee_pays", "side_bet_stake", "banker_reale_collects", "both_reale_collects",
-}  # fmt: skip
 
 
 def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
@@ -50,12 +43,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players}")
-    defaults = Rules()
-    bad = [
-        f"{name}={getattr(r, name)!r}"
-        for name in Rules.model_fields
-        if name not in _FREE and getattr(r, name) != getattr(defaults, name)
-    ]
+    bad = options_not_played(r, "batched")
     if len(r.bet_levels) > 28:
         bad.append(f"bet_levels with {len(r.bet_levels)} levels (at most 28)")
     if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit

@@ -30,6 +30,7 @@ from ..game import (
     SPLIT,
     STAND,
     SWAP_FOUR,
+    SWAP_RANK,
     Phase,
     Status,
 )
@@ -383,7 +384,7 @@ def legal(r, cfg):
             and r[HAND] == 0
             and can_draw
             and r[cfg[O_NC] + k] == 1
-            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == 4
+            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == SWAP_RANK
             and r[cfg[O_SWP] + r[SEAT]] < MAX_SWAPS
         ):
             if cfg[K_SWAP] == 2:  # mandatory
@@ -470,8 +471,13 @@ def random_legal(m, rng, g):
 
 # --------------------------------------------------------------------------- native players
 # Players the kernels decide for themselves, from the state (what their observation shows
-# them): ``params`` rows are (kind, threshold, banker threshold), thresholds in half points.
+# them): a ``params`` row (``vector.native_params``, from the agent object) is its kind and
+# its parameters, totals in half points: the threshold it stands on, the banker's, the
+# hidden-card value below which it hits face-down, and the first-card totals it stakes the
+# top level on (a bit set: bit ``t``, total ``t``).
 N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD = 0, 1, 2, 3, 4, 5
+P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG = range(5)
+N_PARAMS = 5
 
 
 @njit(cache=True)
@@ -503,9 +509,10 @@ def _smart_hits(r, cfg, t2):
 
 
 @njit(cache=True)
-def decide(r, cfg, kind, t2, bt2, rng, g):
-    """The action of a native player of ``kind`` at the acting seat (the heuristics of
-    ``agents.baselines``, decided on the state instead of the observation)."""
+def decide(r, cfg, p, rng, g):
+    """The action of the native player of ``params`` row ``p`` at the acting seat (the
+    heuristics of ``agents.baselines``, decided on the state instead of the observation)."""
+    kind, t2, bt2 = p[P_KIND], p[P_STANDS], p[P_BANKER_STANDS]
     m = legal(r, cfg)
     if kind == N_RANDOM:
         return random_legal(m, rng, g)
@@ -535,7 +542,7 @@ def decide(r, cfg, kind, t2, bt2, rng, g):
                         lo = A_BET0 + i
                     hi = A_BET0 + i
             if lo >= 0:
-                return hi if (tot == 1 or tot == 14) else lo  # BoldPunter.STRONG (a figure, a 7), half points
+                return hi if (p[P_STRONG] >> tot) & one else lo
         for i in range(nb):
             if (m >> (A_BET0 + i)) & one:
                 return A_BET0 + i
@@ -548,7 +555,7 @@ def decide(r, cfg, kind, t2, bt2, rng, g):
     if tot >= t2 or not (m >> A_HIT_UP) & one:
         return A_STAND
     hid = r[cfg[O_HID] + k]
-    if hid >= 0 and V2[hid] < 8 and (m >> A_HIT_DOWN) & one:  # a hidden card below 4 points
+    if hid >= 0 and V2[hid] < p[P_HIDE_BELOW] and (m >> A_HIT_DOWN) & one:
         return A_HIT_DOWN
     return A_HIT_UP
 
@@ -703,7 +710,7 @@ def play_native(state, cfg, games, seat_native, params, rng):
             if a < 0:
                 out[i] = s
                 break
-            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
+            apply(r, cfg, decide(r, cfg, params[a], rng, g))
     return out
 
 
@@ -775,7 +782,7 @@ def advance(
             if a < 0:
                 out[i] = PENDING
                 break
-            apply(r, cfg, decide(r, cfg, params[a, 0], params[a, 1], params[a, 2], rng, g))
+            apply(r, cfg, decide(r, cfg, params[a], rng, g))
     return out
 
 

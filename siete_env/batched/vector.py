@@ -85,20 +85,31 @@ play and the table heuristics of ``agents.baselines``, by the ``native_kind`` th
 declares."""
 
 
-def native_params(agent: Any) -> tuple[int, int, int]:
-    """``(kind, threshold, banker threshold)`` (half points) of an agent the kernels play
-    themselves: one whose class itself (not a parent class: a subclass may decide
-    otherwise) declares a ``native_kind`` of ``NATIVE_KINDS`` — ``UniformRandom`` and the
-    heuristics of ``agents.baselines``, whose decisions the kernels make from the state
-    (``tests/test_batched.py`` checks them equal); kind 0: any other agent, asked through
-    its ``action_probs``."""
+def native_params(agent: Any) -> tuple[int, ...]:
+    """The ``params`` row (``kernels.P_*``: kind, then the agent's own parameters in half
+    points) of an agent the kernels play themselves: one whose class itself (not a parent
+    class: a subclass may decide otherwise) declares a ``native_kind`` of ``NATIVE_KINDS`` —
+    ``UniformRandom`` and the heuristics of ``agents.baselines``, whose decisions the
+    kernels make from the state (``tests/test_batched.py`` checks them equal); kind 0
+    (``EXTERNAL``): any other agent, asked through its ``action_probs``. The parameters are
+    read from the agent (``threshold``, ``banker_threshold``, ``hide_below``, ``STRONG``):
+    the kernels hold none of their own."""
     kind = NATIVE_KINDS.get(type(agent).__dict__.get("native_kind"), K.N_EXTERNAL)
     if kind in (K.N_EXTERNAL, K.N_RANDOM):
-        return kind, 0, 0
-    t2, b2 = 2 * agent.threshold, 2 * agent.banker_threshold
-    if t2 != int(t2) or b2 != int(b2):  # not a multiple of ½: ask the agent itself
-        return K.N_EXTERNAL, 0, 0
-    return kind, int(t2), int(b2)
+        return (kind,) + EXTERNAL[1:]
+    strong = tuple(getattr(agent, "STRONG", ()))
+    halves = [2 * agent.threshold, 2 * agent.banker_threshold, 2 * agent.hide_below, *(2 * t for t in strong)]
+    if any(x != int(x) or not 0 <= x < 63 for x in halves):  # not a multiple of ½: ask the agent itself
+        return EXTERNAL
+    t2, b2, hide2, *strong2 = (int(x) for x in halves)
+    row = [0] * K.N_PARAMS
+    row[K.P_KIND], row[K.P_STANDS], row[K.P_BANKER_STANDS], row[K.P_HIDE_BELOW] = kind, t2, b2, hide2
+    row[K.P_STRONG] = sum(1 << t for t in set(strong2))
+    return tuple(row)
+
+
+EXTERNAL: tuple[int, ...] = (K.N_EXTERNAL,) + (0,) * (K.N_PARAMS - 1)
+"""The ``params`` row of a player decided outside the kernels."""
 
 
 def sample_actions(agent: Any, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -230,14 +241,14 @@ class SeatVectorEnv(VectorEnv):
         width = max(len(a) for a, _ in pools)
         cum = np.full((len(pools), width), _PAD)
         agents: list[Any] = [None] * (len(pools) * width)
-        params = np.zeros((len(pools) * width, 3), np.int64)
+        params = np.zeros((len(pools) * width, K.N_PARAMS), np.int64)
         for p, (built, pr) in enumerate(pools):
             c = np.cumsum(pr)
             c[-1] = 1.0
             cum[p, : len(built)] = c
             for j, a in enumerate(built):
                 agents[p * width + j] = a
-                params[p * width + j] = native_params(a) if self.native else (K.N_EXTERNAL, 0, 0)
+                params[p * width + j] = native_params(a) if self.native else EXTERNAL
         n = self.num_players
         seat_pool = np.zeros(n, np.int64)
         seat_pool[0] = -1
@@ -566,6 +577,7 @@ __all__ = [
     "SB3VecEnv",
     "SeatVectorEnv",
     "make_seat_vector_env",
+    "EXTERNAL",
     "native_params",
     "random_legal_actions",
     "sample_actions",

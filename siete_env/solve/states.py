@@ -26,12 +26,12 @@ import numpy as np
 
 from ..cards import N_CARDS, N_RANKS, N_SUITS, RANKS, VALUE2
 from ..encoding import Layout
-from ..game import FORCED_BANKER_STANDS_AT, MAX_SWAPS, build_actions, swap_return_position
-from ..rules import Rules, resolve_rules
+from ..game import FORCED_BANKER_STANDS_AT, MAX_SWAPS, SWAP_RANK, build_actions, swap_return_position
+from ..rules import Rules, options_not_played, resolve_rules
 from ..settle import Payouts, half
 
 VAL = np.array(VALUE2[:N_RANKS], np.int64)  # value of rank index r (card r of any suit), half points
-FOUR = RANKS.index(4)  # rank index of the 4s
+FOUR = RANKS.index(SWAP_RANK)  # rank index of the swapped 4s
 LIMIT = half(Rules().limit)  # the rules' limit, 7½ (check_rules refuses a game with another one)
 MAX_DECIDING = LIMIT - 1  # a hand decides while its total is below 7½ (half points)
 BUST = LIMIT + 1  # a total standing for "over 7½" in the payout table
@@ -42,24 +42,13 @@ BANKER_75, BANKER_BUST, NO_SUCH_CARD = -1, -2, -3
 
 
 # --------------------------------------------------------------------------- rules
-_FREE_OPTIONS = {
-    "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
-    "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits",
-    "auction_bids", "fusilar_pays", "triplee_pays", "side_bet_stake", "banker_reale_collects",
-    "both_reale_collects", "banker_policy_rule",
-}  # fmt: skip
 
 
 def check_rules(rules: str | dict[str, Any] | Rules | None) -> Rules:
     """The validated rules if the exact evaluator covers them, else a ``ValueError``
     naming what is not covered."""
     r = resolve_rules(rules)
-    defaults = Rules()
-    bad = [
-        f"{name}={getattr(r, name)!r}"
-        for name in Rules.model_fields
-        if name not in _FREE_OPTIONS and getattr(r, name) != getattr(defaults, name)
-    ]
+    bad = options_not_played(r, "exact")
     if r.splits_for(2) != 0:
         bad.append(f"max_splits={r.max_splits!r} (heads-up {r.splits_for(2)} splits)")
     if bad:
