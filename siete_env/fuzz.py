@@ -44,6 +44,7 @@ import numpy as np
 
 from .aec import env as make_env
 from .aec import raw_env
+from .cards import CARD_IDS, RANK, parse_card
 from .game import Phase
 from .processes import die_with_parent
 from .rules import PRESETS, check_table, fit_overrides, resolve_rules
@@ -414,6 +415,16 @@ def batched_random_rules(rng: np.random.Generator) -> dict[str, Any]:
         r["seven_half_pays"] = int(rng.integers(1, 5))
         r["banker_seven_half_collects"] = int(rng.integers(1, 4))
         r["both_seven_half_collects"] = int(rng.integers(1, 5))
+    if rng.random() < 0.3:  # the matta: any card but a sota (remove_sotas may take those out)
+        r["wild_card"] = str(rng.choice([c for c in CARD_IDS if RANK[parse_card(c)] != 10]))
+        if rng.random() < 0.3:
+            r["wild_whole_only"] = True
+    if rng.random() < 0.3:
+        r["reale_pays"] = int(rng.integers(1, 4))
+        r["banker_reale_collects"] = int(rng.integers(1, 4))
+        r["both_reale_collects"] = int(rng.integers(1, 4))
+    if rng.random() < 0.2:
+        r["reshuffle"] = "when_exhausted"
     return r
 
 

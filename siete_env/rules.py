@@ -553,7 +553,8 @@ ENGINE_OPTIONS: dict[str, frozenset[str]] = {
     "batched": frozenset({
         "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
         "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair",
-        "draw_face_down", "all_face_up", "reveal_seven_half", "banker_policy_rule", "remove_sotas",
+        "draw_face_down", "all_face_up", "reveal_seven_half", "banker_policy_rule", "remove_sotas", "wild_card",
+        "wild_whole_only", "reale_pays", "banker_reale_collects", "both_reale_collects", "reshuffle",
     }),
     # siete_env.solve (the heads-up game without splits)
     "exact": frozenset({

@@ -110,8 +110,14 @@ def best_total(cards: Sequence[int], facts: RuleFacts, adjust: int = 0) -> int:
     base = sum(VALUE2[c] for c in cards if c != wild) + adjust
     if wild < 0 or wild not in cards:
         return base
+    return wild_total(base, len(cards) == 1, facts)
+
+
+def wild_total(base: int, alone: bool, facts: RuleFacts) -> int:
+    """The total of a hand holding the wild card (``best_total``): ``base`` is what its other
+    cards make, ``alone`` whether the wild card is its only card."""
     values = facts.wild_values
-    if len(cards) == 1 and values[-1] == 1:  # alone: ½ (unless ½ is not a value it may take)
+    if alone and values[-1] == 1:  # alone: ½ (unless ½ is not a value it may take)
         return 1
     limit, rank = facts.limit, facts.rank
     best, best_rank = base + values[-1], -1
@@ -351,4 +357,5 @@ __all__ = [
     "rank_of",
     "takes_bank",
     "tie_card_value",
+    "wild_total",
 ]

@@ -15,6 +15,8 @@ Mechanic groups (each a deck stacking, an action bias and table sizes):
 | ``raises`` | uniform | raise when legal (70%), low first stakes | 2..12 |
 | ``exhaustion`` | the figures, aces and 2s on top | hit (95%), split (90%): the deck runs out | 8..12, ``max_splits: 3`` |
 | ``rules`` | any of the above | any of the above | 2..12, with random supported rule options |
+| ``presets`` | any of the above | any of the above | 2, 4 and 7, every preset the batched engine plays |
+| ``wild`` | the wild card, 7s and figures on top | hit (70%) | 2..12, the wild card and the reale with random options |
 
 ``python -m tests.batched_differential --hands 10000`` runs every group with that many
 hands (the test suite runs a few hundred per group).
@@ -30,18 +32,22 @@ from typing import Any
 import numpy as np
 
 from siete_env import raw_env
-from siete_env.batched import BatchedTables
+from siete_env.batched import BatchedTables, supported
 from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
 from siete_env.game import HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
-from siete_env.rules import Rules
-from siete_env.settle import half
+from siete_env.rules import PRESETS as _PRESETS
+from siete_env.rules import Rules, resolve_rules
+from siete_env.settle import RuleFacts, half, is_reale
 
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
-GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules")
+GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules", "presets", "wild")
+MIXED = ("rules", "presets")  # groups that deal and choose as one of the groups before them
+PRESETS = tuple(p for p in _PRESETS if supported(p, 2))  # the presets the batched engine plays
+SIZES = (2, 4, 7)
 
 
 def _stack(deck: np.ndarray, want: np.ndarray, top: int, rng: np.random.Generator) -> np.ndarray:
@@ -65,6 +71,8 @@ def make_deck(group: str, cards: np.ndarray, n: int, rng: np.random.Generator) -
         return _stack(deck, cards[ranks >= 10], int(rng.integers(n, n + 12)), rng)
     if group == "seven_half":
         return _stack(deck, cards[(ranks >= 10) | (ranks == 7)], int(rng.integers(n, n + 10)), rng)
+    if group == "wild":  # the wild card (a king of oros by default), 7s and figures first
+        return _stack(deck, cards[(ranks >= 10) | (ranks == 7)], int(rng.integers(n, n + 8)), rng)
     if group == "exhaustion":  # the low cards first: long hands
         return _stack(deck, cards[(ranks >= 10) | (ranks <= 2)], len(cards[(ranks >= 10) | (ranks <= 2)]), rng)
     return deck
@@ -76,6 +84,7 @@ def choose(group: str, mask: np.ndarray, rng: np.random.Generator, names: tuple[
         "swaps": [(SWAP, 0.8)],
         "splits": [(SPLIT, 0.75), (HIT_UP, 0.45), (HIT_DOWN, 0.75)],
         "seven_half": [(HIT_UP, 0.35), (HIT_DOWN, 0.55)],
+        "wild": [(HIT_UP, 0.7), (HIT_DOWN, 0.7)],
         "exhaustion": [(SPLIT, 0.9), (HIT_UP, 0.5), (HIT_DOWN, 0.9)],
     }.get(group, [])
     for a, p in bias:
@@ -103,6 +112,11 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
         return n, rules
     if group == "rules":
         return int(rng.integers(2, 13)), random_rules(rng)
+    if group == "wild":
+        rules = random_rules(rng)
+        rules["wild_card"] = rules.get("wild_card", "12o")
+        rules["reale_pays"] = rules.get("reale_pays", 2)
+        return int(rng.integers(2, 13)), rules
     return int(rng.integers(2, 13)), rules
 
 
@@ -115,7 +129,8 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
     """``hands`` hands of ``group`` at ``n`` seats under ``rules``, ``batch`` tables at a time."""
     bt = BatchedTables(min(batch, hands), n, rules)
     names = bt.action_names
-    sub = rng.choice(GROUPS[:-1]) if group == "rules" else group
+    sub = rng.choice(GROUPS[: GROUPS.index("rules")]) if group in MIXED else group
+    facts = RuleFacts(resolve_rules(rules))
     envs = [raw_env(num_players=n, rules=rules) for _ in range(bt.N)]
     started = 0
 
@@ -173,6 +188,12 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
                 counts["punter 7½"] += sum(
                     g.total[k] == SEVEN_HALF for s in g.order for k in range(s * g.H, s * g.H + g.nhands[s])
                 )
+                counts["reale"] += sum(
+                    is_reale(g.cards[k], g.total[k], facts)
+                    for s in (*g.order, g.banker)
+                    for k in range(s * g.H, s * g.H + g.nhands[s])
+                )
+                counts["wild card held"] += facts.wild >= 0 and any(facts.wild in cards for cards in g.cards)
                 counts["punter busts"] += sum(
                     g.status[k] == Status.BUST for s in g.order for k in range(s * g.H, s * g.H + g.nhands[s])
                 )
@@ -191,11 +212,16 @@ def run_group(group: str, hands: int, seed: int = 0, per_set: int = 100, batch: 
     rng = np.random.default_rng([seed, GROUPS.index(group)])
     counts: Counter = Counter()
     done = 0
+    combos = [(n, {"preset": p}) for p in PRESETS for n in SIZES]  # "presets": each in turn
+    if group == "presets":
+        per_set = max(1, min(per_set, hands // len(combos)))
+    i = 0
     while done < hands:
         k = min(per_set, hands - done)
-        n, rules = _sizes(group, rng)
+        n, rules = combos[i % len(combos)] if group == "presets" else _sizes(group, rng)
         run_table_set(group, n, rules, k, rng, counts, batch=batch)
         done += k
+        i += 1
     return counts
 
 

@@ -38,6 +38,8 @@ SUITE_HANDS = {
     "raises": 120,
     "exhaustion": 40,
     "rules": 150,
+    "presets": 180,
+    "wild": 120,
 }
 
 
@@ -52,6 +54,8 @@ def test_identical_to_the_reference_engine(group):
         "raises": "RAISE",
         "exhaustion": "deck ran out",
         "random": "punter busts",
+        "wild": "reale",
+        "presets": "wild card held",  # the italian preset's matta
     }.get(group)
     if want:
         assert counts[want] >= 10, counts
@@ -67,7 +71,8 @@ def test_identical_full_count(group):
 @pytest.mark.parametrize(
     "rules, n, match",
     [
-        ("italian", 2, "wild_card"),
+        ("quattro_e_mezzo", 2, "scoring='points'"),
+        ("spanish_full", 4, "fusilar=True"),
         ({"preset": "spanish", "hands_per_episode": 3}, 2, "hands_per_episode=3"),
         ({"preset": "spanish", "canto": True, "banker_must_chase": True}, 4, "canto=True"),
         ({"preset": "spanish", "starting_chips": 10}, 2, "starting_chips=10"),
@@ -313,11 +318,12 @@ def test_batched_and_aec_matches_agree_in_distribution(banker, punters, n):
 def test_play_match_engine_choice():
     assert play_match("banker:6", "threshold:5.5", hands=50, seed=0).extra["engine"] == "batched"
     assert play_match("banker:6", "threshold:5.5", hands=50, seed=0, recorder=lambda *a: None).extra["engine"] == "aec"
-    assert play_match("banker:6", "threshold:5.5", rules="italian", hands=50).extra["engine"] == "aec"
+    assert play_match("banker:6", "threshold:5.5", rules="italian", hands=50).extra["engine"] == "batched"
+    assert play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=50).extra["engine"] == "aec"
     with pytest.raises(ValueError, match="recorder needs engine='aec'"):
         play_match("banker:6", "threshold:5.5", hands=5, engine="batched", recorder=lambda *a: None)
-    with pytest.raises(ValueError, match="wild_card"):
-        play_match("banker:6", "threshold:5.5", rules="italian", hands=5, engine="batched")
+    with pytest.raises(ValueError, match="fusilar=True"):
+        play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=5, engine="batched")
 
 
 def test_train_py_uses_the_batched_envs(tmp_path):
@@ -344,6 +350,6 @@ def test_train_py_uses_the_batched_envs(tmp_path):
     model = make_model(cfg.banker, venv, 0, None)
     model.learn(512)
     assert model.num_timesteps >= 512
-    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*wild_card"):
-        load_config(path, ["rules=italian"])
+    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*scoring='points'"):
+        load_config(path, ["rules=quattro_e_mezzo"])
     assert load_config("configs/train/fast.yaml").vec_env == "batched"

@@ -27,8 +27,8 @@ from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
 from ..game import FIXED_ACTIONS, build_actions
-from ..rules import MAX_PLAYERS, Rules, options_not_played, resolve_rules
-from ..settle import Payouts
+from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, options_not_played, resolve_rules
+from ..settle import Payouts, RuleFacts, best_total, is_reale, wild_total
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
@@ -50,11 +50,12 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         bad.append(f"bet_levels up to {r.bet_levels[-1]} (at most {MAX_STAKE})")
     if bad:
         raise ValueError(
-            "the batched engine plays the spanish preset, one hand per episode, with its numeric options "
-            "(bet_levels, raise_on_draw, max_splits, four_swap, split_any_pair, draw_face_down, all_face_up, "
-            "reveal_seven_half, banker_policy_rule, remove_sotas, payouts); not covered: "
+            "the batched engine does not play "
             + ", ".join(bad)
-            + ". Use the AEC environment (siete_env.env) for these rules."
+            + " (use the AEC environment, siete_env.env, for these rules); it plays one hand per episode, "
+            + "with any value of "
+            + ", ".join(sorted(ENGINE_OPTIONS["batched"]))
+            + " and the other options at their defaults"
         )
     return r
 
@@ -100,6 +101,33 @@ def supported(rules: Any, num_players: int = 2) -> bool:
     return True
 
 
+def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
+    """``cfg`` followed by the rules' tables the kernels read (``kernels.T_*``), each made
+    from the one function of ``settle`` that states the rule."""
+    L = facts.limit
+    pays = Payouts(rules)
+    pay = [
+        pays.multiplier(p, b, bool(pr), bool(br))
+        for p in range(L + 1)
+        for b in range(L + 2)
+        for pr in (0, 1)
+        for br in (0, 1)
+    ]
+    wild = [wild_total(base, bool(alone), facts) for base in range(K.WILD_BASES) for alone in (0, 1)]
+    reale = (
+        [int(is_reale((a, b), best_total((a, b), facts), facts)) for a in range(N_CARDS) for b in range(N_CARDS)]
+        if rules.reale_pays is not None
+        else []
+    )
+    out = [cfg]
+    at = len(cfg)
+    for name, table in (("T_PAY", pay), ("T_WILD", wild), ("T_REALE", reale)):
+        cfg[getattr(K, name)] = at if table else -1
+        out.append(np.asarray(table, np.int64))
+        at += len(table)
+    return np.concatenate(out)
+
+
 class BatchedTables:
     """``num_tables`` tables of ``num_players`` seats under ``rules``, as arrays.
 
@@ -136,9 +164,9 @@ class BatchedTables:
         cfg[K.K_DRAWDOWN] = r.draw_face_down and not r.all_face_up
         cfg[K.K_REVEAL75] = r.reveal_seven_half
         cfg[K.K_FORCED] = r.banker_policy_rule == "hit_below_6"
-        pays = Payouts(r)
-        cfg[K.K_PAYS], cfg[K.K_B75], cfg[K.K_BOTH75] = pays.seven_half, pays.banker_seven_half, pays.both_seven_half
-        cfg[K.K_LIMIT] = pays.limit  # the rules' limit (half points): over it bust, at it a hand stands
+        facts = RuleFacts(r)
+        cfg[K.K_LIMIT] = facts.limit  # the rules' limit (half points): over it bust, at it a hand stands
+        cfg[K.K_WILD] = facts.wild
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
@@ -149,11 +177,11 @@ class BatchedTables:
             cfg[getattr(K, name)] = o
             o += size
         cfg[K.K_F] = o
-        self.layout = Layout(n, H, levels[-1], r.hands_per_episode, False)
+        self.layout = Layout(n, H, levels[-1], r.hands_per_episode, r.reshuffle == "when_exhausted")
         cfg[K.K_W] = self.layout.W
         cfg[K.K_HANDS], cfg[K.K_SEATS], cfg[K.K_GLOBAL] = self.layout.HANDS, self.layout.SEATS, self.layout.GLOBAL
         cfg[K.K_LEVELS : K.K_LEVELS + nb] = levels
-        self.cfg = cfg
+        self.cfg = _with_tables(cfg, r, facts)
         self.obs_size = self.layout.size
         self.folded_size = folded_size(self.layout)
         # the state row, the streams, and the buffers of a vector env over the tables (about a

@@ -44,8 +44,16 @@ BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO = range(10)
 NSCAL = 10
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
- K_FORCED, K_PAYS, K_B75, K_BOTH75, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
- O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_LEVELS) = range(37)  # fmt: skip
+ K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
+ O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
+ T_REALE, K_LEVELS) = range(38)  # fmt: skip
+# The rules' tables (built by ``engine.BatchedTables`` from ``settle``, where each rule is
+# written; at the cfg offsets ``T_*``): ``T_WILD`` the total of a hand holding the wild card
+# (``settle.wild_total``) at ``2 * base + alone``; ``T_PAY`` what a standing punter hand wins
+# in stakes (``settle.Payouts.multiplier``) at ``((P * (limit + 2) + min(B, limit + 1)) * 2 +
+# punter_reale) * 2 + banker_reale``; ``T_REALE`` (-1: no reale scoring) whether two cards
+# at the limit are a reale (``settle.is_reale``) at ``40 * a + b``.
+WILD_BASES = 64  # the table's bases: a hand's other cards make at most the limit (30) and a 7 (14)
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
 P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER = (
@@ -139,6 +147,44 @@ def _reveal(r, cfg, k):
 
 
 @njit(cache=True)
+def _cards_total(r, cfg, k, visible):
+    """The total of slot ``k``'s cards (``visible``: only those face-up), the wild card at
+    its best value (``T_WILD``)."""
+    wild = cfg[K_WILD]
+    hid = r[cfg[O_HID] + k] if visible else -1
+    base = 0
+    count = 0
+    has_wild = False
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    for j in range(r[cfg[O_NC] + k]):
+        c = r[b + j]
+        if c == hid:
+            continue
+        count += 1
+        if c == wild:
+            has_wild = True
+        else:
+            base += V2[c]
+    if not has_wild:
+        return base
+    return cfg[cfg[T_WILD] + 2 * base + (count == 1)]
+
+
+@njit(cache=True, inline="always")
+def _slot_total(r, cfg, k):
+    return _cards_total(r, cfg, k, False)
+
+
+@njit(cache=True)
+def _visible_total(r, cfg, k):
+    """What the table sees of slot ``k``'s total (its face-up cards)."""
+    if cfg[K_WILD] < 0:
+        hid = r[cfg[O_HID] + k]
+        return r[cfg[O_TOT] + k] - (V2[hid] if hid >= 0 else 0)
+    return _cards_total(r, cfg, k, True)
+
+
+@njit(cache=True)
 def _give(r, cfg, k, face_up):
     pos = r[POS]
     c = r[cfg[O_DECK] + pos]
@@ -146,7 +192,10 @@ def _give(r, cfg, k, face_up):
     nc = r[cfg[O_NC] + k]
     r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc] = c
     r[cfg[O_NC] + k] = nc + 1
-    r[cfg[O_TOT] + k] += V2[c]
+    if cfg[K_WILD] < 0:
+        r[cfg[O_TOT] + k] += V2[c]
+    else:
+        r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
     if face_up:
         r[cfg[O_RET] + c] = 0
     else:
@@ -170,12 +219,22 @@ def _result(r, cfg, k, s, mult):
         _pay(r, cfg, s, b, -st * mult)
 
 
+@njit(cache=True, inline="always")
+def _is_reale(r, cfg, k):
+    """Slot ``k`` holds a reale (``T_REALE``; ``settle.is_reale``)."""
+    if cfg[T_REALE] < 0 or r[cfg[O_NC] + k] != 2 or r[cfg[O_TOT] + k] != cfg[K_LIMIT]:
+        return 0
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    return cfg[cfg[T_REALE] + N_CARDS * r[b] + r[b + 1]]
+
+
 @njit(cache=True)
 def _settle(r, cfg):
-    n, H = cfg[K_N], cfg[K_H]
+    n, H, L = cfg[K_N], cfg[K_H], cfg[K_LIMIT]
     b = r[BANKER]
-    B = r[cfg[O_TOT] + b * H]
-    bust = B > cfg[K_LIMIT]
+    B = min(r[cfg[O_TOT] + b * H], L + 1)
+    br = _is_reale(r, cfg, b * H)
+    pay = cfg[T_PAY]
     for t in range(n - 1):
         s = (b + t + 1) % n
         for h in range(r[cfg[O_NH] + s]):
@@ -184,12 +243,7 @@ def _settle(r, cfg):
                 continue
             _reveal(r, cfg, k)
             P = r[cfg[O_TOT] + k]
-            if B == cfg[K_LIMIT]:
-                _result(r, cfg, k, s, -(cfg[K_BOTH75] if P == cfg[K_LIMIT] else cfg[K_B75]))
-            elif bust or P > B:
-                _result(r, cfg, k, s, cfg[K_PAYS] if P == cfg[K_LIMIT] else 1)
-            else:
-                _result(r, cfg, k, s, -1)
+            _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + _is_reale(r, cfg, k)) * 2 + br])
     r[HANDNO] = 1
     r[PHASE] = P_OVER
 
@@ -282,14 +336,18 @@ def _split(r, cfg, s, h):
     nc = r[cfg[O_NC] + k] - 1
     c = r[cfg[O_CARDS] + k * MAXC + nc]
     r[cfg[O_NC] + k] = nc
-    r[cfg[O_TOT] + k] -= V2[c]
     nh = r[cfg[O_NH] + s]
     r[cfg[O_NH] + s] = nh + 1
     r[cfg[O_SPL] + s] += 1
     nk = s * H + nh
     r[cfg[O_CARDS] + nk * MAXC] = c
     r[cfg[O_NC] + nk] = 1
-    r[cfg[O_TOT] + nk] = V2[c]
+    if cfg[K_WILD] < 0:
+        r[cfg[O_TOT] + k] -= V2[c]
+        r[cfg[O_TOT] + nk] = V2[c]
+    else:
+        r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
+        r[cfg[O_TOT] + nk] = _slot_total(r, cfg, nk)
     r[cfg[O_STATUS] + nk] = S_WAITING
 
 
@@ -300,8 +358,8 @@ def _swap_four(r, cfg, s):
     nc = r[cfg[O_NC] + k] - 1
     four = r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc]
     r[cfg[O_NC] + k] = nc
-    r[cfg[O_TOT] + k] -= V2[four]
     r[cfg[O_HID] + k] = -1
+    r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)  # (no card left: 0)
     r[cfg[O_RET] + four] = 1  # shown going back into the deck
     _give(r, cfg, k, cfg[K_INITUP] != 0)
     d = cfg[O_DECK]
@@ -498,10 +556,9 @@ def _smart_hits(r, cfg, t2):
             if r[cfg[O_STATUS] + k] != S_STOOD:
                 continue
             stake = r[cfg[O_STAKE] + k]
-            hid = r[cfg[O_HID] + k]
-            least = r[cfg[O_TOT] + k]  # the face-up total, plus ½ for a face-down card
-            if hid >= 0:
-                least += 1 - V2[hid]
+            least = _visible_total(r, cfg, k)  # the face-up total, plus ½ for a face-down card
+            if r[cfg[O_HID] + k] >= 0:
+                least += 1
             standing += stake
             if mine < least < cfg[K_LIMIT]:
                 sure += stake
@@ -592,19 +649,15 @@ def observe(r, cfg, o, fold, out):
             hid = r[o_hid + k]
             if hid >= 0:
                 out[hb + F_FACE_DOWN] = 1.0
-            vis = 0
             base = o_cards + k * MAXC
             for j in range(nc):
                 c = r[base + j]
                 row = (c % N_RANKS if fold else c) * W
-                if c == hid:
-                    if s == o:
-                        out[row + slot] += 1.0
-                        out[row + nH + C_OWN_FACE_DOWN] += 1.0
-                else:
+                if c != hid or s == o:
                     out[row + slot] += 1.0
-                    vis += V2[c]
-            out[hb + F_TOTAL] = (r[o_tot + k] if s == o else vis) * 0.5
+                if c == hid and s == o:
+                    out[row + nH + C_OWN_FACE_DOWN] += 1.0
+            out[hb + F_TOTAL] = (r[o_tot + k] if s == o else _visible_total(r, cfg, k)) * 0.5
         sb = SEATS + rel * SEAT_FEATURES
         if s == b:
             out[sb + F_IS_BANKER] = 1.0
