@@ -16,8 +16,8 @@ One function per concern:
 - ``is_reale``: sette e mezzo reale;
 - ``Payouts.multiplier``: a punter hand's result against the banker, in stakes;
 - ``is_double``: a first card of ``double_rank`` and a second of the same rank (or the wild);
-- ``rank_of`` / ``hand_winners``: who wins a hand of the points game (ties, the upset,
-  doubles, the banker winning every tie);
+- ``hand_winners``: who wins a hand of the points game (ties, the upset, doubles, the
+  banker winning every tie), written in ``showdown`` for the kernels to compile too;
 - ``hand_points``: what a winning hand scores (the points table);
 - ``takes_bank``: whether a points-game winner takes the bank.
 """
@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from .cards import IS_FIGURE, RANK, SUIT, VALUE2, parse_card
 from .rules import Rules
+from .showdown import winners
 
 WILD_VALUES = (14, 12, 10, 8, 6, 4, 2, 1)
 """What the wild card may count with other cards, in half points: a whole 7..1 or ½ (004)."""
@@ -56,7 +57,7 @@ class RuleFacts:
 
     __slots__ = (
         "limit", "min_stand", "points_game", "rank", "upset", "double_rank", "wild", "declare",
-        "more_cards", "wild_loses", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
+        "more_cards", "wild_loses", "wild_loses_at", "table", "otherwise", "bank_totals", "bank_on_win", "instant",
         "target", "to_target", "scores", "wild_values", "seven_wild_reale",
     )  # fmt: skip
 
@@ -80,6 +81,7 @@ class RuleFacts:
         self.declare = frozenset(half(t) for t in rules.declare)
         self.more_cards = rules.more_cards_win_ties
         self.wild_loses = frozenset(half(t) for t in rules.wild_loses_ties_at)
+        self.wild_loses_at = [int(t in self.wild_loses) for t in range(self.limit + 1)]  # per total
         self.table = tuple(
             PointsRow(
                 -1 if e.total is None else half(e.total),
@@ -248,45 +250,19 @@ class Shown(NamedTuple):
     standing: bool  # stood (not bust, not unplayed)
 
 
-def rank_of(hand: Shown, facts: RuleFacts) -> int:
-    """The rank of a standing total (higher is better)."""
-    return facts.rank[hand.total] if hand.total <= facts.limit else -1
-
-
-def _break_tie(hands: Sequence[Shown], tied: list[int], banker: int, facts: RuleFacts) -> list[int]:
-    """Among hands of equal value: the banker wins every tie; otherwise (``more_cards``) the
-    hand without the wild card at a ``wild_loses`` total, then the one with more cards; a
-    full tie leaves them all winners."""
-    if banker in tied:
-        return [banker]
-    if not facts.more_cards:
-        return tied
-    if hands[tied[0]].total in facts.wild_loses:
-        plain = [i for i in tied if not hands[i].wild]
-        if plain:
-            tied = plain
-    most = max(hands[i].cards for i in tied)
-    return [i for i in tied if hands[i].cards == most]
-
-
 def hand_winners(hands: Sequence[Shown], banker: int, facts: RuleFacts) -> tuple[list[int], bool]:
     """The winners of a points-game hand (indices into ``hands``; ``banker`` is the banker's
-    index) and whether they won by the upset. A double beats everything (doubles tie); the
-    upset total beats the total it upsets and then wins the hand whatever the others hold;
-    otherwise the best rank wins. No standing hand: no winner."""
-    standing = [i for i, h in enumerate(hands) if h.standing]
-    if not standing:
-        return [], False
-    doubles = [i for i in standing if hands[i].double]
-    if doubles:
-        return _break_tie(hands, doubles, banker, facts) if banker in doubles else doubles, False
-    if facts.upset is not None:
-        win, lose = facts.upset
-        uppers = [i for i in standing if hands[i].total == win]
-        if uppers and any(hands[i].total == lose for i in standing):
-            return _break_tie(hands, uppers, banker, facts), True
-    best = max(rank_of(hands[i], facts) for i in standing)
-    return _break_tie(hands, [i for i in standing if rank_of(hands[i], facts) == best], banker, facts), False
+    index) and whether they won by the upset: ``showdown.winners``, the rule's one
+    definition (the batched kernels call it too)."""
+    n = len(hands)
+    out = [0] * n
+    win, lose = facts.upset if facts.upset is not None else (-1, -1)
+    k, upset = winners(
+        [h.total for h in hands], [h.cards for h in hands], [int(h.wild) for h in hands],
+        [int(h.double) for h in hands], [int(h.standing) for h in hands], n, banker, facts.rank, facts.limit,
+        win, lose, facts.more_cards, facts.wild_loses_at, out,
+    )  # fmt: skip
+    return out[:k], upset
 
 
 def hand_points(hand: Shown, facts: RuleFacts) -> int:
@@ -354,7 +330,6 @@ __all__ = [
     "is_double",
     "is_instant_win",
     "is_reale",
-    "rank_of",
     "takes_bank",
     "tie_card_value",
     "wild_total",

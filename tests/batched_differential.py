@@ -17,6 +17,7 @@ Mechanic groups (each a deck stacking, an action bias and table sizes):
 | ``rules`` | any of the above | any of the above | 2..12, with random supported rule options |
 | ``presets`` | any of the above | any of the above | 2, 4 and 7, every preset the batched engine plays |
 | ``wild`` | the wild card, 7s and figures on top | hit (70%) | 2..12, the wild card and the reale with random options |
+| ``points`` | figures (nine make an instant 4½), or 6s and the wild card (doubles), or uniform | hit (60%) | 2..12, quattro e mezzo and variations of its options |
 
 ``python -m tests.batched_differential --hands 10000`` runs every group with that many
 hands (the test suite runs a few hundred per group).
@@ -36,7 +37,7 @@ from siete_env.batched import BatchedTables, supported
 from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
-from siete_env.game import HIT_DOWN, HIT_UP, SPLIT, Phase, Status
+from siete_env.game import EV_DEAL, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
 from siete_env.rules import PRESETS as _PRESETS
 from siete_env.rules import Rules, resolve_rules
@@ -44,7 +45,7 @@ from siete_env.settle import RuleFacts, half, is_reale
 
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
-GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules", "presets", "wild")
+GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules", "presets", "wild", "points")
 MIXED = ("rules", "presets")  # groups that deal and choose as one of the groups before them
 PRESETS = tuple(p for p in _PRESETS if supported(p, 2))  # the presets the batched engine plays
 SIZES = (2, 4, 7)
@@ -71,6 +72,13 @@ def make_deck(group: str, cards: np.ndarray, n: int, rng: np.random.Generator) -
         return _stack(deck, cards[ranks >= 10], int(rng.integers(n, n + 12)), rng)
     if group == "seven_half":
         return _stack(deck, cards[(ranks >= 10) | (ranks == 7)], int(rng.integers(n, n + 10)), rng)
+    if group == "points":
+        pick = rng.integers(3)
+        if pick == 0:  # figures: a hand must draw to 4½, nine figures win the game at once
+            return _stack(deck, cards[ranks >= 10], int(rng.integers(n, 13)), rng)
+        if pick == 1:  # 6s and the matta: doubles
+            return _stack(deck, cards[(ranks == 6) | (ranks == 12)], int(rng.integers(n, n + 6)), rng)
+        return deck
     if group == "wild":  # the wild card (a king of oros by default), 7s and figures first
         return _stack(deck, cards[(ranks >= 10) | (ranks == 7)], int(rng.integers(n, n + 8)), rng)
     if group == "exhaustion":  # the low cards first: long hands
@@ -85,6 +93,7 @@ def choose(group: str, mask: np.ndarray, rng: np.random.Generator, names: tuple[
         "splits": [(SPLIT, 0.75), (HIT_UP, 0.45), (HIT_DOWN, 0.75)],
         "seven_half": [(HIT_UP, 0.35), (HIT_DOWN, 0.55)],
         "wild": [(HIT_UP, 0.7), (HIT_DOWN, 0.7)],
+        "points": [(HIT_UP, 0.6)],
         "exhaustion": [(SPLIT, 0.9), (HIT_UP, 0.5), (HIT_DOWN, 0.9)],
     }.get(group, [])
     for a, p in bias:
@@ -112,6 +121,17 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
         return n, rules
     if group == "rules":
         return int(rng.integers(2, 13)), random_rules(rng)
+    if group == "points":
+        rules = {"preset": "quattro_e_mezzo"}
+        if rng.random() < 0.3:
+            rules["more_cards_win_ties"] = False
+        if rng.random() < 0.3:
+            rules["upset"] = None
+        if rng.random() < 0.3:
+            rules["bank_totals"] = [float(rng.choice([5.0, 6.0, 7.5]))]
+        if rng.random() < 0.3:
+            rules["instant_win"] = [4.5, int(rng.integers(5, 10))]
+        return int(rng.integers(2, 13)), rules
     if group == "wild":
         rules = random_rules(rng)
         rules["wild_card"] = rules.get("wild_card", "12o")
@@ -193,6 +213,13 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
                     for s in (*g.order, g.banker)
                     for k in range(s * g.H, s * g.H + g.nhands[s])
                 )
+                if facts.points_game:
+                    results = [j for j, ev in enumerate(g.events) if ev[0] == EV_RESULT]
+                    counts["bank tie dealt"] += bool(results) and any(
+                        ev[0] == EV_DEAL for ev in g.events[results[-1] :]
+                    )
+                    counts["instant win"] += g.instant >= 0
+                    counts["double"] += any(g.double)
                 counts["wild card held"] += facts.wild >= 0 and any(facts.wild in cards for cards in g.cards)
                 counts["punter busts"] += sum(
                     g.status[k] == Status.BUST for s in g.order for k in range(s * g.H, s * g.H + g.nhands[s])

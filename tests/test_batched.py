@@ -40,6 +40,7 @@ SUITE_HANDS = {
     "rules": 150,
     "presets": 180,
     "wild": 120,
+    "points": 300,
 }
 
 
@@ -55,6 +56,7 @@ def test_identical_to_the_reference_engine(group):
         "exhaustion": "deck ran out",
         "random": "punter busts",
         "wild": "reale",
+        "points": "double",
         "presets": "wild card held",  # the italian preset's matta
     }.get(group)
     if want:
@@ -71,7 +73,7 @@ def test_identical_full_count(group):
 @pytest.mark.parametrize(
     "rules, n, match",
     [
-        ("quattro_e_mezzo", 2, "scoring='points'"),
+        ({"preset": "quattro_e_mezzo", "play_to_target": True}, 2, "play_to_target=True"),
         ("spanish_full", 4, "fusilar=True"),
         ({"preset": "spanish", "hands_per_episode": 3}, 2, "hands_per_episode=3"),
         ({"preset": "spanish", "canto": True, "banker_must_chase": True}, 4, "canto=True"),
@@ -350,6 +352,6 @@ def test_train_py_uses_the_batched_envs(tmp_path):
     model = make_model(cfg.banker, venv, 0, None)
     model.learn(512)
     assert model.num_timesteps >= 512
-    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*scoring='points'"):
-        load_config(path, ["rules=quattro_e_mezzo"])
+    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*fusilar=True"):
+        load_config(path, ["rules=spanish_full"])
     assert load_config("configs/train/fast.yaml").vec_env == "batched"

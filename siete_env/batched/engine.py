@@ -28,10 +28,23 @@ from ..encoding import Layout
 from ..features import folded_size
 from ..game import FIXED_ACTIONS, build_actions
 from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, options_not_played, resolve_rules
-from ..settle import Payouts, RuleFacts, best_total, is_reale, wild_total
+from ..settle import (
+    Payouts,
+    RuleFacts,
+    Shown,
+    best_total,
+    hand_points,
+    is_double,
+    is_instant_win,
+    is_reale,
+    takes_bank,
+    tie_card_value,
+    wild_total,
+)
 from . import kernels as K
 
 MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
+MAX_SCORE = 10_000  # an instant win's score (the points game): int16 chips
 MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
 
 
@@ -46,6 +59,8 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     bad = options_not_played(r, "batched")
     if len(r.bet_levels) > 28:
         bad.append(f"bet_levels with {len(r.bet_levels)} levels (at most 28)")
+    if r.instant_win is not None and r.target_score > MAX_SCORE:  # an instant win scores up to it (int16)
+        bad.append(f"target_score={r.target_score} with instant_win (at most {MAX_SCORE})")
     if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit
         bad.append(f"bet_levels up to {r.bet_levels[-1]} (at most {MAX_STAKE})")
     if bad:
@@ -119,9 +134,35 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         if rules.reale_pays is not None
         else []
     )
+    M = MAX_CARDS_IN_HAND
+    cards = range(N_CARDS)
+    points = [
+        hand_points(Shown(0, t, nc, bool(w), bool(d), True), facts)
+        for t in range(K.WILD_BASES)  # (a double may be over the limit: two 7s)
+        for nc in range(M + 1)
+        for w in (0, 1)
+        for d in (0, 1)
+    ]
+    tables = {
+        "T_PAY": pay,
+        "T_WILD": wild,
+        "T_REALE": reale,
+        "T_DOUBLE": [int(is_double((a, b), facts)) for a in cards for b in cards],
+        "T_INSTANT": [int(is_instant_win(range(nc), t, facts)) for t in range(L + 1) for nc in range(M + 1)],
+        "T_POINTS": points,
+        "T_TAKES": [
+            int(takes_bank(Shown(0, t, 1, False, bool(d), True), bool(u), facts))
+            for t in range(K.WILD_BASES)
+            for d in (0, 1)
+            for u in (0, 1)
+        ],
+        "T_RANK": facts.rank[: L + 1],
+        "T_WILD_LOSES": facts.wild_loses_at,
+        "T_TIE": [tie_card_value(c) for c in cards],
+    }
     out = [cfg]
     at = len(cfg)
-    for name, table in (("T_PAY", pay), ("T_WILD", wild), ("T_REALE", reale)):
+    for name, table in tables.items():
         cfg[getattr(K, name)] = at if table else -1
         out.append(np.asarray(table, np.int64))
         at += len(table)
@@ -167,12 +208,16 @@ class BatchedTables:
         facts = RuleFacts(r)
         cfg[K.K_LIMIT] = facts.limit  # the rules' limit (half points): over it bust, at it a hand stands
         cfg[K.K_WILD] = facts.wild
+        cfg[K.K_POINTS], cfg[K.K_MIN], cfg[K.K_TARGET] = facts.points_game, facts.min_stand, facts.target
+        cfg[K.K_DECLARE] = sum(1 << t for t in facts.declare)
+        cfg[K.K_UPSET_WIN], cfg[K.K_UPSET_LOSE] = facts.upset if facts.upset is not None else (-1, -1)
+        cfg[K.K_MORE_CARDS] = facts.more_cards
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
             ("O_STATUS", S), ("O_CARDS", S * MAX_CARDS_IN_HAND), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
-            ("O_CHIPS", n),
+            ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import showdown
 from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, VALUE2
 from ..encoding import HAND_FEATURES, SEAT_FEATURES, CardColumn, GlobalFeature, HandFeature, SeatFeature
 from ..game import (
@@ -46,13 +47,21 @@ NSCAL = 10
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
  O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
- T_REALE, K_LEVELS) = range(38)  # fmt: skip
+ T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
+ T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_LEVELS) = range(54)  # fmt: skip
 # The rules' tables (built by ``engine.BatchedTables`` from ``settle``, where each rule is
 # written; at the cfg offsets ``T_*``): ``T_WILD`` the total of a hand holding the wild card
 # (``settle.wild_total``) at ``2 * base + alone``; ``T_PAY`` what a standing punter hand wins
 # in stakes (``settle.Payouts.multiplier``) at ``((P * (limit + 2) + min(B, limit + 1)) * 2 +
 # punter_reale) * 2 + banker_reale``; ``T_REALE`` (-1: no reale scoring) whether two cards
 # at the limit are a reale (``settle.is_reale``) at ``40 * a + b``.
+# The points game (``K_POINTS``; its other facts: ``K_MIN`` the lowest total a hand stands on
+# while a card can be drawn, ``K_DECLARE`` the totals shown when made, a bit set): ``T_DOUBLE``
+# (``settle.is_double``) at ``40 * a + b``; ``T_INSTANT`` (``settle.is_instant_win``) and
+# ``T_POINTS`` (``settle.hand_points``) at ``total * (MAXC + 1) + cards`` (``T_POINTS``: then
+# ``* 2 + wild) * 2 + double``; its totals up to ``WILD_BASES``: a double may be over the
+# limit); ``T_TAKES`` (``settle.takes_bank``) at ``(total * 2 + double) * 2 + upset``; ``T_RANK``, ``T_WILD_LOSES`` (``RuleFacts``) per total; ``T_TIE``
+# (``settle.tie_card_value``) per card. Who wins is ``showdown.winners``, compiled here.
 WILD_BASES = 64  # the table's bases: a hand's other cards make at most the limit (30) and a 7 (14)
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
@@ -83,6 +92,9 @@ LEARNER, PENDING = 0, 1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+
+
+_winners = njit(cache=True)(showdown.winners)  # the points game's showdown: the rule's one definition
 
 
 # --------------------------------------------------------------------------- randomness
@@ -229,7 +241,65 @@ def _is_reale(r, cfg, k):
 
 
 @njit(cache=True)
+def _settle_points(r, cfg, instant):
+    """The points game's showdown (``game.Game._settle_points``): standing hands are shown,
+    the winners score (``T_POINTS``), a full tie for the bank is broken by one more face-up
+    card each; ``instant`` (a slot, -1: none) won the game at once."""
+    n, H, L, MAXC = cfg[K_N], cfg[K_H], cfg[K_LIMIT], cfg[K_MAXC]
+    b = r[BANKER]
+    o = cfg[O_SCR]  # scratch: the hands in turn order, the banker's last
+    tot, nc, wild, dbl, st, out = r[o : o + n], r[o + n : o + 2 * n], r[o + 2 * n : o + 3 * n], r[
+        o + 3 * n : o + 4 * n], r[o + 4 * n : o + 5 * n], r[o + 5 * n : o + 6 * n]  # fmt: skip
+    w = cfg[K_WILD]
+    for i in range(n):
+        k = ((b + 1 + i) % n) * H
+        st[i] = r[cfg[O_STATUS] + k] == S_STOOD
+        if st[i]:
+            _reveal(r, cfg, k)  # showdown
+        tot[i] = r[cfg[O_TOT] + k]
+        nc[i] = r[cfg[O_NC] + k]
+        dbl[i] = r[cfg[O_DBL] + k]
+        wild[i] = 0
+        for j in range(nc[i]):
+            if r[cfg[O_CARDS] + k * MAXC + j] == w:
+                wild[i] = 1
+    chips = cfg[O_CHIPS]
+    if instant >= 0:
+        s = instant // H
+        i = (s - b - 1) % n
+        won = cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
+        r[chips + s] += max(won, cfg[K_TARGET] - r[chips + s])
+        r[PHASE] = P_OVER
+        return
+    k, upset = _winners(
+        tot, nc, wild, dbl, st, n, n - 1, cfg[cfg[T_RANK] : cfg[T_RANK] + L + 1], L, cfg[K_UPSET_WIN],
+        cfg[K_UPSET_LOSE], cfg[K_MORE_CARDS] != 0, cfg[cfg[T_WILD_LOSES] : cfg[T_WILD_LOSES] + L + 1], out,
+    )  # fmt: skip
+    for j in range(k):
+        i = out[j]
+        r[chips + (b + 1 + i) % n] += cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
+    if k > 0 and cfg[cfg[T_TAKES] + (tot[out[0]] * 2 + dbl[out[0]]) * 2 + upset]:
+        while k > 1 and r[DLEN] - r[POS] >= k:  # one more card each, face-up, while they tie
+            top = -1
+            for j in range(k):
+                c = _give(r, cfg, ((b + 1 + out[j]) % n) * H, True)
+                nc[j] = cfg[cfg[T_TIE] + c]
+                top = max(top, nc[j])
+            m = 0
+            for j in range(k):
+                if nc[j] == top:
+                    out[m] = out[j]
+                    m += 1
+            k = m
+    r[HANDNO] = 1
+    r[PHASE] = P_OVER
+
+
+@njit(cache=True)
 def _settle(r, cfg):
+    if cfg[K_POINTS]:
+        _settle_points(r, cfg, -1)
+        return
     n, H, L = cfg[K_N], cfg[K_H], cfg[K_LIMIT]
     b = r[BANKER]
     B = min(r[cfg[O_TOT] + b * H], L + 1)
@@ -252,17 +322,20 @@ def _settle(r, cfg):
 def _banker_turn(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     b = r[BANKER]
+    plays = cfg[K_POINTS] != 0  # the points game: the banker plays for its own score
     for t in range(n - 1):
         s = (b + t + 1) % n
         for h in range(r[cfg[O_NH] + s]):
             if r[cfg[O_STATUS] + s * H + h] != S_BUST:
-                r[SEAT] = b
-                r[HAND] = 0
-                _reveal(r, cfg, b * H)
-                r[cfg[O_STATUS] + b * H] = S_PLAYING
-                r[PHASE] = P_BANKER
-                return
-    _settle(r, cfg)  # every punter hand is bust: the banker has nothing to play
+                plays = True
+    if not plays:
+        _settle(r, cfg)  # every punter hand is bust: the banker has nothing to play
+        return
+    r[SEAT] = b
+    r[HAND] = 0
+    _reveal(r, cfg, b * H)
+    r[cfg[O_STATUS] + b * H] = S_PLAYING
+    r[PHASE] = P_BANKER
 
 
 @njit(cache=True)
@@ -270,7 +343,12 @@ def _begin_hand(r, cfg, s, h):
     r[SEAT] = s
     r[HAND] = h
     r[cfg[O_STATUS] + s * cfg[K_H] + h] = S_PLAYING
-    r[PHASE] = P_BET
+    if cfg[K_POINTS]:  # no stakes: the hand starts drawing
+        r[FIRST] = 1
+        r[RAISED] = 0
+        r[PHASE] = P_DRAW
+    else:
+        r[PHASE] = P_BET
 
 
 @njit(cache=True)
@@ -296,6 +374,25 @@ def _end_punter_hand(r, cfg):
         _next_punter(r, cfg)
 
 
+@njit(cache=True, inline="always")
+def _instant(r, cfg, k):
+    """The points game: slot ``k``'s hand wins the game at once (``T_INSTANT``)."""
+    return cfg[K_POINTS] != 0 and cfg[cfg[T_INSTANT] + r[cfg[O_TOT] + k] * (cfg[K_MAXC] + 1) + r[cfg[O_NC] + k]] != 0
+
+
+@njit(cache=True, inline="always")
+def _declared(cfg, t):
+    """A total shown when it is made (``K_DECLARE``)."""
+    return t < 63 and (cfg[K_DECLARE] >> t) & 1 != 0
+
+
+@njit(cache=True, inline="always")
+def _double(r, cfg, k):
+    """The points game: slot ``k``'s first two cards make a double (``T_DOUBLE``)."""
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    return cfg[K_POINTS] != 0 and cfg[cfg[T_DOUBLE] + N_CARDS * r[b] + r[b + 1]] != 0
+
+
 @njit(cache=True)
 def _check_total(r, cfg, s, h):
     k = s * cfg[K_H] + h
@@ -303,13 +400,20 @@ def _check_total(r, cfg, s, h):
     if t > cfg[K_LIMIT]:
         _reveal(r, cfg, k)
         r[cfg[O_STATUS] + k] = S_BUST
-        _result(r, cfg, k, s, -1)
+        if not cfg[K_POINTS]:
+            _result(r, cfg, k, s, -1)
         _end_punter_hand(r, cfg)
+    elif _instant(r, cfg, k):  # it wins the game at once
+        _reveal(r, cfg, k)
+        r[cfg[O_STATUS] + k] = S_STOOD
+        _settle_points(r, cfg, k)
     elif t == cfg[K_LIMIT]:
-        if cfg[K_REVEAL75]:
+        if cfg[K_REVEAL75] or _declared(cfg, t):
             _reveal(r, cfg, k)
         r[cfg[O_STATUS] + k] = S_STOOD
         _end_punter_hand(r, cfg)
+    elif _declared(cfg, t):  # shown; it may go on drawing
+        _reveal(r, cfg, k)
 
 
 @njit(cache=True)
@@ -322,6 +426,12 @@ def _hit(r, cfg, s, h, face_up):
     c = _give(r, cfg, k, face_up)
     r[FIRST] = 0
     r[RAISED] = 0
+    if was_single and _double(r, cfg, k):  # declared: shown, it stands
+        r[cfg[O_DBL] + k] = 1
+        _reveal(r, cfg, k)
+        r[cfg[O_STATUS] + k] = S_STOOD
+        _end_punter_hand(r, cfg)
+        return
     if was_single and r[cfg[O_SPL] + s] < cfg[K_SPLITS] and V2[c] == V2[first] and (FIG[c] or cfg[K_SPLITANY] != 0):
         r[PHASE] = P_SPLIT
         return
@@ -390,6 +500,7 @@ def start(r, cfg, banker):
         r[cfg[O_TOT] + k] = 0
         r[cfg[O_STAKE] + k] = 0
         r[cfg[O_STATUS] + k] = S_WAITING if k % H == 0 else S_EMPTY
+        r[cfg[O_DBL] + k] = 0
     for s in range(n):
         r[cfg[O_NH] + s] = 1
         r[cfg[O_SPL] + s] = 0
@@ -418,7 +529,9 @@ def legal(r, cfg):
     one = np.int64(1)
     if ph == P_DRAW:
         k = r[SEAT] * H + r[HAND]
-        m = one << A_STAND
+        m = np.int64(0)
+        if not (can_draw and r[cfg[O_TOT] + k] < cfg[K_MIN]):  # below min_stand a hand must draw
+            m = one << A_STAND
         if can_draw:
             m |= one << A_HIT_UP
             if cfg[K_DRAWDOWN] != 0:
@@ -454,6 +567,8 @@ def legal(r, cfg):
     # banker
     if not can_draw:
         return one << A_STAND
+    if r[cfg[O_TOT] + r[SEAT] * H] < cfg[K_MIN]:
+        return one << A_HIT_UP
     if cfg[K_FORCED] != 0:
         if r[cfg[O_TOT] + r[SEAT] * H] < FORCED_STANDS_AT:
             return one << A_HIT_UP
@@ -499,14 +614,22 @@ def apply(r, cfg, a):
             r[cfg[O_STATUS] + kb] = S_STOOD
             _settle(r, cfg)
         else:
+            was_single = r[cfg[O_NC] + kb] == 1
             _give(r, cfg, kb, True)
             t = r[cfg[O_TOT] + kb]
-            if t > cfg[K_LIMIT]:
+            if was_single and _double(r, cfg, kb):  # declared: it stands
+                r[cfg[O_DBL] + kb] = 1
+                r[cfg[O_STATUS] + kb] = S_STOOD
+                _settle(r, cfg)
+            elif t > cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_BUST
                 _settle(r, cfg)
             elif t == cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_STOOD
                 _settle(r, cfg)
+            elif _instant(r, cfg, kb):
+                r[cfg[O_STATUS] + kb] = S_STOOD
+                _settle_points(r, cfg, kb)
 
 
 @njit(cache=True)
