@@ -425,6 +425,18 @@ def batched_random_rules(rng: np.random.Generator) -> dict[str, Any]:
         r["both_reale_collects"] = int(rng.integers(1, 4))
     if rng.random() < 0.2:
         r["reshuffle"] = "when_exhausted"
+    if rng.random() < 0.3:
+        r["canto"] = True
+    if rng.random() < 0.3:
+        r["fusilar"] = True
+        r["fusilar_pays"] = int(rng.integers(1, 6))
+    if (r.get("canto") or r.get("fusilar")) and rng.random() < 0.6:
+        r["banker_must_chase"] = True
+    if rng.random() < 0.3:
+        r["bank_auction"] = True
+        r["auction_bids"] = sorted(
+            int(x) for x in rng.choice(np.arange(1, 21), size=int(rng.integers(1, 5)), replace=False)
+        )
     return r
 
 

@@ -555,6 +555,7 @@ ENGINE_OPTIONS: dict[str, frozenset[str]] = {
         "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair",
         "draw_face_down", "all_face_up", "reveal_seven_half", "banker_policy_rule", "remove_sotas", "wild_card",
         "wild_whole_only", "reale_pays", "banker_reale_collects", "both_reale_collects", "reshuffle",
+        "canto", "banker_must_chase", "fusilar", "fusilar_pays", "bank_auction", "auction_bids",
         # the points game (quattro e mezzo), one hand per episode
         "scoring", "min_stand", "ranking", "upset", "double_rank", "declare", "more_cards_win_ties",
         "wild_loses_ties_at", "points_table", "points_otherwise", "bank_totals", "instant_win", "target_score",

@@ -74,9 +74,9 @@ def test_identical_full_count(group):
     "rules, n, match",
     [
         ({"preset": "quattro_e_mezzo", "play_to_target": True}, 2, "play_to_target=True"),
-        ("spanish_full", 4, "fusilar=True"),
+        ({"preset": "spanish", "triplee": True}, 4, "triplee=True"),
         ({"preset": "spanish", "hands_per_episode": 3}, 2, "hands_per_episode=3"),
-        ({"preset": "spanish", "canto": True, "banker_must_chase": True}, 4, "canto=True"),
+        ({"preset": "italian", "ace_half": True}, 4, "ace_half=True"),
         ({"preset": "spanish", "starting_chips": 10}, 2, "starting_chips=10"),
         ({"preset": "spanish", "side_bets": True}, 3, "side_bets=True"),
         ("spanish", 13, "num_players must be 2..12"),
@@ -321,11 +321,12 @@ def test_play_match_engine_choice():
     assert play_match("banker:6", "threshold:5.5", hands=50, seed=0).extra["engine"] == "batched"
     assert play_match("banker:6", "threshold:5.5", hands=50, seed=0, recorder=lambda *a: None).extra["engine"] == "aec"
     assert play_match("banker:6", "threshold:5.5", rules="italian", hands=50).extra["engine"] == "batched"
-    assert play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=50).extra["engine"] == "aec"
+    assert play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=50).extra["engine"] == "batched"
+    assert play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=50).extra["engine"] == "aec"
     with pytest.raises(ValueError, match="recorder needs engine='aec'"):
         play_match("banker:6", "threshold:5.5", hands=5, engine="batched", recorder=lambda *a: None)
-    with pytest.raises(ValueError, match="fusilar=True"):
-        play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=5, engine="batched")
+    with pytest.raises(ValueError, match="hands_per_episode=2"):
+        play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=5, engine="batched")
 
 
 def test_train_py_uses_the_batched_envs(tmp_path):
@@ -352,6 +353,8 @@ def test_train_py_uses_the_batched_envs(tmp_path):
     model = make_model(cfg.banker, venv, 0, None)
     model.learn(512)
     assert model.num_timesteps >= 512
-    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*fusilar=True"):
-        load_config(path, ["rules=spanish_full"])
+    sessions = tmp_path / "sessions.yaml"
+    sessions.write_text("preset: spanish\nhands_per_episode: 3\n")
+    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*hands_per_episode=3"):
+        load_config(path, [f"rules={sessions}"])
     assert load_config("configs/train/fast.yaml").vec_env == "batched"

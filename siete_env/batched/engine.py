@@ -26,9 +26,11 @@ from .. import firstuse
 from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
-from ..game import FIXED_ACTIONS, build_actions
+from ..game import build_actions
 from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, options_not_played, resolve_rules
 from ..settle import (
+    OUT_FUSILAR,
+    OUT_FUSILAR_BANKER_SEVEN_HALF,
     Payouts,
     RuleFacts,
     Shown,
@@ -57,8 +59,10 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players}")
     bad = options_not_played(r, "batched")
-    if len(r.bet_levels) > 28:
-        bad.append(f"bet_levels with {len(r.bet_levels)} levels (at most 28)")
+    if len(build_actions(r, num_players)) > K.MAX_ACTIONS:  # legal actions are int64 bit sets
+        bad.append(
+            f"{len(build_actions(r, num_players))} actions (bet_levels and auction_bids; at most {K.MAX_ACTIONS})"
+        )
     if r.instant_win is not None and r.target_score > MAX_SCORE:  # an instant win scores up to it (int16)
         bad.append(f"target_score={r.target_score} with instant_win (at most {MAX_SCORE})")
     if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit
@@ -159,6 +163,7 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_RANK": facts.rank[: L + 1],
         "T_WILD_LOSES": facts.wild_loses_at,
         "T_TIE": [tie_card_value(c) for c in cards],
+        "T_BIDS": list(rules.auction_bids),
     }
     out = [cfg]
     at = len(cfg)
@@ -191,7 +196,10 @@ class BatchedTables:
         levels = list(r.bet_levels)
         nb = len(levels)
         A = self.A = len(self.actions)
-        assert A == len(FIXED_ACTIONS) + 2 * nb - 1, self.action_names  # the fixed ones, BET_k, RAISE_k
+        # the kernels' action ids: the fixed ones, BET_k, RAISE_k, then the options' own (cfg)
+        assert self.action_names[K.A_BET0 : K.A_BET0 + 2 * nb - 1] == tuple(
+            [f"BET_{k}" for k in levels] + [f"RAISE_{k}" for k in levels[1:]]
+        ), self.action_names
         self.deck_cards = np.array(r.deck_cards(), np.int32)
         deck_size = len(self.deck_cards)
         dmax = deck_size + 4 * (n - 1)  # a four-swap puts one more card into the deck list
@@ -212,12 +220,18 @@ class BatchedTables:
         cfg[K.K_DECLARE] = sum(1 << t for t in facts.declare)
         cfg[K.K_UPSET_WIN], cfg[K.K_UPSET_LOSE] = facts.upset if facts.upset is not None else (-1, -1)
         cfg[K.K_MORE_CARDS] = facts.more_cards
+        ids = {a.name: i for i, a in enumerate(self.actions)}
+        cfg[K.K_CANTO], cfg[K.K_CHASE] = r.canto, r.banker_must_chase
+        cfg[K.A_FUSIL] = ids.get("FUSILAR", -1)
+        cfg[K.A_NOBID], cfg[K.K_NBIDS] = ids.get("NO_BID", -1), len(r.auction_bids) if r.bank_auction else 0
+        pays = Payouts(r).by_outcome
+        cfg[K.K_FUSIL_PAYS], cfg[K.K_FUSIL_B75] = pays[OUT_FUSILAR], pays[OUT_FUSILAR_BANKER_SEVEN_HALF]
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
             ("O_STATUS", S), ("O_CARDS", S * MAX_CARDS_IN_HAND), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
-            ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n),
+            ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n), ("O_BLIND", S), ("O_ANN", n), ("O_BID", n),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

@@ -48,7 +48,15 @@ NSCAL = 10
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
  O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
- T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_LEVELS) = range(54)  # fmt: skip
+ T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
+ K_FUSIL_PAYS, K_FUSIL_B75, O_BLIND, O_ANN, O_BID, K_LEVELS) = range(65)  # fmt: skip
+# 000 §9's complements: ``K_CANTO`` the first 7½ is announced, ``K_CHASE`` the banker may not
+# stand below 7½ after an announcement or a shot; ``A_FUSIL`` the FUSILAR action's id (-1:
+# off), its shot card in ``O_BLIND`` per slot (-1: none), paid ``K_FUSIL_PAYS`` stakes
+# (``K_FUSIL_B75`` against the banker's 7½; ``settle.Payouts.by_outcome``); ``A_NOBID`` the
+# auction's first action id (-1: no auction; then ``BID_k`` for the ``K_NBIDS`` prices of
+# ``T_BIDS``, SELL_BANK, KEEP_BANK), the bids per seat in ``O_BID``; ``O_ANN`` per seat: it
+# announced 7½ or shot.
 # The rules' tables (built by ``engine.BatchedTables`` from ``settle``, where each rule is
 # written; at the cfg offsets ``T_*``): ``T_WILD`` the total of a hand holding the wild card
 # (``settle.wild_total``) at ``2 * base + alone``; ``T_PAY`` what a standing punter hand wins
@@ -65,12 +73,13 @@ NSCAL = 10
 WILD_BASES = 64  # the table's bases: a hand's other cards make at most the limit (30) and a 7 (14)
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
-P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER = (
+P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER, P_AUCTION = (
     int(Phase.BET),
     int(Phase.DRAW),
     int(Phase.SPLIT),
     int(Phase.BANKER),
     int(Phase.OVER),
+    int(Phase.AUCTION),
 )
 S_EMPTY, S_WAITING, S_PLAYING = int(Status.EMPTY), int(Status.WAITING), int(Status.PLAYING)
 S_STOOD, S_BUST = int(Status.STOOD), int(Status.BUST)
@@ -83,6 +92,7 @@ FORCED_STANDS_AT = FORCED_BANKER_STANDS_AT  # banker_policy_rule: hit_below_6 (h
 F_STATUS, F_STAKE, F_NCARDS = int(HandFeature.STATUS), int(HandFeature.STAKE), int(HandFeature.N_CARDS)
 F_FACE_DOWN, F_TOTAL = int(HandFeature.FACE_DOWN), int(HandFeature.VISIBLE_TOTAL)
 F_IS_BANKER, F_TO_ACT, F_CHIPS = int(SeatFeature.IS_BANKER), int(SeatFeature.TO_ACT), int(SeatFeature.CHIPS)
+F_ANNOUNCED, F_BID = int(SeatFeature.ANNOUNCED), int(SeatFeature.BID)
 F_PHASE, F_HANDS_DONE = int(GlobalFeature.PHASE), int(GlobalFeature.HANDS_DONE)
 F_CARDS_LEFT = int(GlobalFeature.CARDS_LEFT)
 C_OWN_FACE_DOWN, C_RETURNED = int(CardColumn.OWN_FACE_DOWN), int(CardColumn.RETURNED)
@@ -164,13 +174,14 @@ def _cards_total(r, cfg, k, visible):
     its best value (``T_WILD``)."""
     wild = cfg[K_WILD]
     hid = r[cfg[O_HID] + k] if visible else -1
+    blind = r[cfg[O_BLIND] + k]  # a shot card counts once it is shown (settlement)
     base = 0
     count = 0
     has_wild = False
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
     for j in range(r[cfg[O_NC] + k]):
         c = r[b + j]
-        if c == hid:
+        if c == hid or c == blind:
             continue
         count += 1
         if c == wild:
@@ -312,6 +323,17 @@ def _settle(r, cfg):
             if r[cfg[O_STATUS] + k] != S_STOOD:
                 continue
             _reveal(r, cfg, k)
+            c = r[cfg[O_BLIND] + k]
+            if c >= 0:  # a shot 7: its card is shown now
+                r[cfg[O_BLIND] + k] = -1
+                r[cfg[O_RET] + c] = 0
+                P = r[cfg[O_TOT] + k] = _slot_total(r, cfg, k) if cfg[K_WILD] >= 0 else r[cfg[O_TOT] + k] + V2[c]
+                if P > L:
+                    r[cfg[O_STATUS] + k] = S_BUST
+                    _result(r, cfg, k, s, -1)
+                else:
+                    _result(r, cfg, k, s, cfg[K_FUSIL_B75] if B == L else cfg[K_FUSIL_PAYS])
+                continue
             P = r[cfg[O_TOT] + k]
             _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + _is_reale(r, cfg, k)) * 2 + br])
     r[HANDNO] = 1
@@ -394,6 +416,81 @@ def _double(r, cfg, k):
 
 
 @njit(cache=True)
+def _announced(r, cfg):
+    """Some seat announced 7½ or shot this hand."""
+    for s in range(cfg[K_N]):
+        if r[cfg[O_ANN] + s]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _shoot(r, cfg, s):
+    """Fusilar: the 7 is shown, a card nobody sees goes under it (not counted until the
+    showdown), the turn ends."""
+    k = s * cfg[K_H]
+    _reveal(r, cfg, k)
+    pos = r[POS]
+    c = r[cfg[O_DECK] + pos]
+    r[POS] = pos + 1
+    nc = r[cfg[O_NC] + k]
+    r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc] = c
+    r[cfg[O_NC] + k] = nc + 1
+    r[cfg[O_BLIND] + k] = c
+    r[cfg[O_ANN] + s] = 1
+    r[cfg[O_STATUS] + k] = S_STOOD
+    _end_punter_hand(r, cfg)
+
+
+@njit(cache=True)
+def _deal(r, cfg):
+    """One card to each punter in turn order (face-down unless ``all_face_up``), the
+    banker's last; then the first punter plays."""
+    n, H = cfg[K_N], cfg[K_H]
+    banker = r[BANKER]
+    up = cfg[K_INITUP] != 0
+    for t in range(n - 1):
+        if r[POS] < r[DLEN]:
+            _give(r, cfg, ((banker + t + 1) % n) * H, up)
+    if r[POS] < r[DLEN]:
+        _give(r, cfg, banker * H, False)
+    r[TURN] = -1
+    r[SEAT] = 0
+    r[HAND] = 0
+    _next_punter(r, cfg)
+
+
+@njit(cache=True)
+def _auction(r, cfg, a):
+    """The auction for the bank (001): each punter in turn bids or passes, then the banker
+    sells to the highest bid (the first seat offering it) or keeps the bank; then the deal."""
+    n = cfg[K_N]
+    s, b = r[SEAT], r[BANKER]
+    o = cfg[O_BID]
+    if s != b:
+        if a > cfg[A_NOBID]:
+            r[o + s] = cfg[cfg[T_BIDS] + a - cfg[A_NOBID] - 1]
+        r[TURN] += 1
+        if r[TURN] < n - 1:
+            r[SEAT] = (b + r[TURN] + 1) % n
+            return
+        for t in range(n):
+            if r[o + t]:
+                r[SEAT] = b  # the banker sells or keeps
+                return
+    elif a == cfg[A_NOBID] + cfg[K_NBIDS] + 1:  # SELL_BANK
+        buyer = 0
+        for t in range(n):
+            if r[o + t] > r[o + buyer]:
+                buyer = t
+        _pay(r, cfg, buyer, b, r[o + buyer])
+        r[BANKER] = buyer
+    for t in range(n):
+        r[o + t] = 0
+    _deal(r, cfg)
+
+
+@njit(cache=True)
 def _check_total(r, cfg, s, h):
     k = s * cfg[K_H] + h
     t = r[cfg[O_TOT] + k]
@@ -410,6 +507,8 @@ def _check_total(r, cfg, s, h):
     elif t == cfg[K_LIMIT]:
         if cfg[K_REVEAL75] or _declared(cfg, t):
             _reveal(r, cfg, k)
+        if cfg[K_CANTO] and not _announced(r, cfg):
+            r[cfg[O_ANN] + s] = 1
         r[cfg[O_STATUS] + k] = S_STOOD
         _end_punter_hand(r, cfg)
     elif _declared(cfg, t):  # shown; it may go on drawing
@@ -501,21 +600,21 @@ def start(r, cfg, banker):
         r[cfg[O_STAKE] + k] = 0
         r[cfg[O_STATUS] + k] = S_WAITING if k % H == 0 else S_EMPTY
         r[cfg[O_DBL] + k] = 0
+        r[cfg[O_BLIND] + k] = -1
     for s in range(n):
         r[cfg[O_NH] + s] = 1
         r[cfg[O_SPL] + s] = 0
         r[cfg[O_SWP] + s] = 0
         r[cfg[O_CHIPS] + s] = 0
-    up = cfg[K_INITUP] != 0
-    for t in range(n - 1):
-        if r[POS] < r[DLEN]:
-            _give(r, cfg, ((banker + t + 1) % n) * H, up)
-    if r[POS] < r[DLEN]:
-        _give(r, cfg, banker * H, False)
-    r[TURN] = -1
-    r[SEAT] = 0
-    r[HAND] = 0
-    _next_punter(r, cfg)
+        r[cfg[O_ANN] + s] = 0
+        r[cfg[O_BID] + s] = 0
+    if cfg[A_NOBID] >= 0:  # the bank's auction before the deal
+        r[TURN] = 0
+        r[HAND] = 0
+        r[SEAT] = (banker + 1) % n
+        r[PHASE] = P_AUCTION
+        return
+    _deal(r, cfg)
 
 
 @njit(cache=True)
@@ -544,6 +643,11 @@ def legal(r, cfg):
             lv = cfg[K_LEVELS + i]
             if raise_from < lv <= top:
                 m |= one << (A_BET0 + nb + i - 1)
+        if (
+            cfg[A_FUSIL] >= 0 and r[FIRST] != 0 and r[HAND] == 0 and can_draw and r[cfg[O_NC] + k] == 1
+            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == 7
+        ):  # fmt: skip
+            m |= one << cfg[A_FUSIL]
         return m
     if ph == P_BET:
         m = np.int64(0)
@@ -564,10 +668,23 @@ def legal(r, cfg):
         return m
     if ph == P_SPLIT:
         return (one << A_SPLIT) | (one << A_KEEP)
+    if ph == P_AUCTION:
+        a0 = cfg[A_NOBID]
+        if r[SEAT] == r[BANKER]:
+            return (one << (a0 + cfg[K_NBIDS] + 1)) | (one << (a0 + cfg[K_NBIDS] + 2))
+        high = 0
+        for t in range(cfg[K_N]):
+            high = max(high, r[cfg[O_BID] + t])
+        m = one << a0
+        for i in range(cfg[K_NBIDS]):
+            if cfg[cfg[T_BIDS] + i] > high:
+                m |= one << (a0 + 1 + i)
+        return m
     # banker
     if not can_draw:
         return one << A_STAND
-    if r[cfg[O_TOT] + r[SEAT] * H] < cfg[K_MIN]:
+    t = r[cfg[O_TOT] + r[SEAT] * H]
+    if t < cfg[K_MIN] or (cfg[K_CHASE] and t < cfg[K_LIMIT] and _announced(r, cfg)):
         return one << A_HIT_UP
     if cfg[K_FORCED] != 0:
         if r[cfg[O_TOT] + r[SEAT] * H] < FORCED_STANDS_AT:
@@ -583,8 +700,12 @@ def apply(r, cfg, a):
     s, h = r[SEAT], r[HAND]
     H, nb = cfg[K_H], cfg[K_NB]
     k = s * H + h
-    if ph == P_DRAW:
-        if a >= A_BET0 + nb:  # RAISE
+    if ph == P_AUCTION:
+        _auction(r, cfg, a)
+    elif ph == P_DRAW:
+        if a == cfg[A_FUSIL]:
+            _shoot(r, cfg, s)
+        elif a >= A_BET0 + nb:  # RAISE
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0 - nb + 1]
             r[RAISED] = 1
         elif a == A_STAND:
@@ -680,7 +801,7 @@ def _smart_hits(r, cfg, t2):
                 continue
             stake = r[cfg[O_STAKE] + k]
             least = _visible_total(r, cfg, k)  # the face-up total, plus ½ for a face-down card
-            if r[cfg[O_HID] + k] >= 0:
+            if r[cfg[O_HID] + k] >= 0 or r[cfg[O_BLIND] + k] >= 0:
                 least += 1
             standing += stake
             if mine < least < cfg[K_LIMIT]:
@@ -732,6 +853,10 @@ def decide(r, cfg, p, rng, g):
         return a
     if ph == P_SPLIT:
         return A_KEEP
+    if ph == P_AUCTION:  # no bid; a banker keeps the bank
+        if (m >> cfg[A_NOBID]) & one:
+            return cfg[A_NOBID]
+        return cfg[A_NOBID] + cfg[K_NBIDS] + 2
     if tot >= t2 or not (m >> A_HIT_UP) & one:
         return A_STAND
     hid = r[cfg[O_HID] + k]
@@ -748,6 +873,7 @@ def observe(r, cfg, o, fold, out):
     n, H, W, MAXC = cfg[K_N], cfg[K_H], cfg[K_W], cfg[K_MAXC]
     o_status, o_stake, o_nc, o_hid, o_tot = cfg[O_STATUS], cfg[O_STAKE], cfg[O_NC], cfg[O_HID], cfg[O_TOT]
     o_cards, o_chips, o_ret, o_swp = cfg[O_CARDS], cfg[O_CHIPS], cfg[O_RET], cfg[O_SWP]
+    o_blind = cfg[O_BLIND]
     nH = n * H
     shift = (N_CARDS - N_RANKS) * W if fold else 0  # folded: a row per rank instead of per card
     HANDS, SEATS, G = cfg[K_HANDS] - shift, cfg[K_SEATS] - shift, cfg[K_GLOBAL] - shift  # encoding.Layout's blocks
@@ -770,11 +896,14 @@ def observe(r, cfg, o, fold, out):
             out[hb + F_STAKE] = r[o_stake + k]
             out[hb + F_NCARDS] = nc
             hid = r[o_hid + k]
-            if hid >= 0:
+            blind = r[o_blind + k]  # a shot card: nobody sees it
+            if hid >= 0 or blind >= 0:
                 out[hb + F_FACE_DOWN] = 1.0
             base = o_cards + k * MAXC
             for j in range(nc):
                 c = r[base + j]
+                if c == blind:
+                    continue
                 row = (c % N_RANKS if fold else c) * W
                 if c != hid or s == o:
                     out[row + slot] += 1.0
@@ -787,6 +916,9 @@ def observe(r, cfg, o, fold, out):
         if s == seat and phase != P_OVER:
             out[sb + F_TO_ACT] = 1.0
         out[sb + F_CHIPS] = r[o_chips + s]
+        out[sb + F_ANNOUNCED] = r[cfg[O_ANN] + s]
+        if phase == P_AUCTION:
+            out[sb + F_BID] = r[cfg[O_BID] + s]
     if swaps:
         for c in range(N_CARDS):
             if r[o_ret + c]:
