@@ -578,19 +578,26 @@ def check_batched(
 
 
 def batched_campaign(
-    hands: int, players: list[int], random_rules_: bool = False, seed: int = 0, tables: int = 16
+    hands: int,
+    players: list[int],
+    random_rules_: bool = False,
+    seed: int = 0,
+    tables: int = 16,
+    presets: tuple[str, ...] = ("spanish",),
 ) -> BatchedTally:
     """At least ``hands`` first episodes through the batched view, compared with the
-    reference (``check_batched``), at the table sizes of ``players``, both roles in turn,
-    on ``spanish`` or (``random_rules_``) random rule sets the batched engine plays."""
+    reference (``check_batched``): each of ``presets`` in turn at each table size of
+    ``players``, both roles in turn, or (``random_rules_``) random rule sets the batched
+    engine plays."""
     t = BatchedTally()
     rng = np.random.default_rng([seed, 3])
     k = 0
     while t.hands < hands and len(t.violations) < MAX_VIOLATIONS:
-        n = players[k % len(players)]
-        role = ("punter", "banker")[(k // len(players)) % 2]
+        preset = presets[k % len(presets)]
+        n = players[(k // len(presets)) % len(players)]
+        role = ("punter", "banker")[(k // (len(presets) * len(players))) % 2]
         k += 1
-        spec = batched_random_rules(rng) if random_rules_ else {"preset": "spanish"}
+        spec = batched_random_rules(rng) if random_rules_ else {"preset": preset}
         run_seed = int(rng.integers(2**62))
         t.configs += 1
         done, steps, broken, bad = check_batched(spec, n, role, run_seed, tables)
@@ -644,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=("aec", "batched"),
         default="aec",
         help="aec (default): the PettingZoo environments; batched: gymnasium.make_vec's batched view with random "
-        "and adversarial actions, checked against SeatEnv on the reference engine (spanish rules)",
+        "and adversarial actions, checked against SeatEnv on the reference engine (--presets, or --random-rules)",
     )
     ap.add_argument("--tables", type=int, default=16, help="with --engine batched: tables per batch (default 16)")
     args = ap.parse_args(argv)
@@ -690,20 +697,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main_batched(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] | None) -> int:
-    if args.presets not in (["all"], ["spanish"]) or args.api != "both" or args.workers != 1:
-        ap.error("--engine batched plays the spanish rules (its options with --random-rules) in one process: "
-                 "--presets, --api and --workers do not go with it")  # fmt: skip
+    presets = list(PRESETS) if args.presets == ["all"] else args.presets
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        ap.error(f"unknown preset(s) {unknown}; presets: {', '.join(PRESETS)} or 'all'")
+    if args.api != "both" or args.workers != 1:
+        ap.error("--engine batched runs in one process through make_vec: --api and --workers do not go with it")
     if any(not 2 <= n <= 12 for n in args.players):
         ap.error(f"--players must be table sizes 2..12, got {args.players}")
     if args.hands < 1 or args.seed < 0 or not 1 <= args.tables <= 4096:
         ap.error("--hands must be at least 1, --seed non-negative, --tables 1..4096")
     print(
         f"fuzz: {args.hands:,} hands through the batched view (make_vec) against SeatEnv, players {args.players}, "
-        f"{'random' if args.random_rules else 'spanish'} rules, {args.tables} tables a batch, seed {args.seed}",
+        f"{'random' if args.random_rules else ', '.join(presets)} rules, {args.tables} tables a batch, seed {args.seed}",
         flush=True,
     )
     t0 = time.perf_counter()
-    t = batched_campaign(args.hands, args.players, args.random_rules, args.seed, args.tables)
+    t = batched_campaign(args.hands, args.players, args.random_rules, args.seed, args.tables, tuple(presets))
     print(table_text({"batched": t}))
     print("adversarial calls (each refused, or ending its episode, as the reference does): "
           + (", ".join(f"{k} {v:,}" for k, v in sorted(t.bad.items())) or "none"))  # fmt: skip
