@@ -295,6 +295,9 @@ def test_batched_match_replays_through_the_reference_engine():
         (["smart:5.5", "bold:5", "threshold:6"], 3, {"bet_levels": [2, 5, 7], "four_swap": "mandatory"}),
         (["smart:6", "bold:5.5", "smart:7"], 3, {"all_face_up": True, "draw_face_down": False, "max_splits": 1}),
         (["smart:6", "bold:5.5"], 2, {"reveal_seven_half": True, "split_any_pair": True, "remove_sotas": True}),
+        (["smart:6", "bold:5.5", "threshold:5", "smart:5"], 4, "italian"),  # the matta: visible totals, reale
+        (["smart:6", "bold:5.5", "threshold:6", "bold:5"], 4, "spanish_full"),  # the auction, shots, the chase
+        (["quattro:6", "quattro:5.5", "quattro:7", "quattro:6.5"], 4, "quattro_e_mezzo"),
     ],
 )
 def test_native_heuristics_decide_as_their_action_probs(specs, n, rules):

@@ -776,10 +776,11 @@ def random_legal(m, rng, g):
 # them): a ``params`` row (``vector.native_params``, from the agent object) is its kind and
 # its parameters, totals in half points: the threshold it stands on, the banker's, the
 # hidden-card value below which it hits face-down, and the first-card totals it stakes the
-# top level on (a bit set: bit ``t``, total ``t``).
-N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD = 0, 1, 2, 3, 4, 5
-P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG = range(5)
-N_PARAMS = 5
+# top level on (a bit set: bit ``t``, total ``t``), the best total it always stands on (-1:
+# none; quattro e mezzo's 4½).
+N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD, N_QUATTRO = 0, 1, 2, 3, 4, 5, 6
+P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG, P_BEST = range(6)
+N_PARAMS = 6
 
 
 @njit(cache=True)
@@ -827,7 +828,7 @@ def decide(r, cfg, p, rng, g):
         elif kind == N_BANKER:
             want = tot < t2
         else:
-            want = tot < bt2
+            want = tot < bt2 and tot != p[P_BEST]
         if want and (m >> A_HIT_UP) & one:
             return A_HIT_UP
         return A_STAND if (m >> A_STAND) & one else A_HIT_UP
@@ -857,7 +858,7 @@ def decide(r, cfg, p, rng, g):
         if (m >> cfg[A_NOBID]) & one:
             return cfg[A_NOBID]
         return cfg[A_NOBID] + cfg[K_NBIDS] + 2
-    if tot >= t2 or not (m >> A_HIT_UP) & one:
+    if tot >= t2 or tot == p[P_BEST] or not (m >> A_HIT_UP) & one:
         return A_STAND
     hid = r[cfg[O_HID] + k]
     if hid >= 0 and V2[hid] < p[P_HIDE_BELOW] and (m >> A_HIT_DOWN) & one:

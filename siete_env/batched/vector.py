@@ -79,6 +79,7 @@ NATIVE_KINDS = {
     "banker": K.N_BANKER,
     "smart": K.N_SMART,
     "bold": K.N_BOLD,
+    "quattro": K.N_QUATTRO,
 }
 """The players the kernels play themselves (``kernels.decide``): uniformly random legal
 play and the table heuristics of ``agents.baselines``, by the ``native_kind`` their class
@@ -92,23 +93,27 @@ def native_params(agent: Any) -> tuple[int, ...]:
     ``UniformRandom`` and the heuristics of ``agents.baselines``, whose decisions the
     kernels make from the state (``tests/test_batched.py`` checks them equal); kind 0
     (``EXTERNAL``): any other agent, asked through its ``action_probs``. The parameters are
-    read from the agent (``threshold``, ``banker_threshold``, ``hide_below``, ``STRONG``):
-    the kernels hold none of their own."""
+    read from the agent (``threshold``, ``banker_threshold``, ``hide_below``, ``STRONG``,
+    ``BEST``): the kernels hold none of their own."""
     kind = NATIVE_KINDS.get(type(agent).__dict__.get("native_kind"), K.N_EXTERNAL)
     if kind in (K.N_EXTERNAL, K.N_RANDOM):
         return (kind,) + EXTERNAL[1:]
     strong = tuple(getattr(agent, "STRONG", ()))
+    best = getattr(agent, "BEST", None)
     halves = [2 * agent.threshold, 2 * agent.banker_threshold, 2 * agent.hide_below, *(2 * t for t in strong)]
+    if best is not None:
+        halves.append(2 * best)
     if any(x != int(x) or not 0 <= x < 63 for x in halves):  # not a multiple of ½: ask the agent itself
         return EXTERNAL
-    t2, b2, hide2, *strong2 = (int(x) for x in halves)
+    t2, b2, hide2, *rest = (int(x) for x in halves)
     row = [0] * K.N_PARAMS
     row[K.P_KIND], row[K.P_STANDS], row[K.P_BANKER_STANDS], row[K.P_HIDE_BELOW] = kind, t2, b2, hide2
-    row[K.P_STRONG] = sum(1 << t for t in set(strong2))
+    row[K.P_STRONG] = sum(1 << t for t in set(rest[: len(strong)]))
+    row[K.P_BEST] = rest[-1] if best is not None else -1
     return tuple(row)
 
 
-EXTERNAL: tuple[int, ...] = (K.N_EXTERNAL,) + (0,) * (K.N_PARAMS - 1)
+EXTERNAL: tuple[int, ...] = tuple(-1 if i == K.P_BEST else 0 for i in range(K.N_PARAMS))  # kind 0: N_EXTERNAL
 """The ``params`` row of a player decided outside the kernels."""
 
 
