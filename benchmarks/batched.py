@@ -2,20 +2,23 @@
 ``leduc_holdem_v4``, in one run (random legal actions everywhere).
 
     python benchmarks/batched.py [--tables 1024 4096] [--seconds 3] [--repeats 3] [--json out.json]
+                                 [--presets all] [--preset-tables 1024]
 
 * **batched, single-seat**: ``gymnasium.make_vec("SieteYMedia-Punter-v0" / "-Banker-v0",
   num_envs=N, vectorization_mode="vector_entry_point")``, the learner's random legal
   actions drawn from ``infos["action_mask"]`` (``random_legal_actions``), the opponent
   played in the kernels; full observations (493 floats heads-up) returned every step.
-  A step is one decision of the learner (the opponent's are inside it).
+  A step is one decision of the learner (the opponent's are inside it). Also for every
+  preset (``--presets``), heads-up, at ``--preset-tables`` tables: the same loop with the
+  preset's rules.
 * **batched, all seats**: ``BatchedTables``: every decision of every seat, each seat's
   observation written (``observe``) before its action, as a multi-agent loop would.
 * **Pgx leduc_holdem**: ``jax.jit(jax.vmap(env.step))`` over N games with Pgx's own
   ``auto_reset`` and ``act_randomly``, each step one decision (observation: 34 floats);
   XLA uses every core, so it is also measured held to one thread on one core (the
   batched engine runs on one).
-* **AEC env** (``siete_env.env()``) and **PettingZoo leduc_holdem_v4**: the agent loop of
-  ``benchmarks/throughput.py``, one game.
+* **AEC env** (``siete_env.env()``, 2 and 6 players) and **PettingZoo leduc_holdem_v4**:
+  the agent loop of ``benchmarks/throughput.py``, one game.
 * **200,000-hand pairing**: ``agents.tournament.play_match("banker:6", "threshold:5.5")``
   through the batched engine (batched policy inference), and the same pairing through
   the AEC loop (``engine="aec"``, timed on fewer hands and scaled).
@@ -33,14 +36,14 @@ import time
 import numpy as np
 
 
-def batched_seat(role: str, n_tables: int, seconds: float) -> float:
+def batched_seat(role: str, n_tables: int, seconds: float, rules: str = "spanish") -> float:
     import gymnasium
 
     import siete_env  # noqa: F401
     from siete_env.batched.vector import random_legal_actions
 
     env_id = "SieteYMedia-Punter-v0" if role == "punter" else "SieteYMedia-Banker-v0"
-    envs = gymnasium.make_vec(env_id, num_envs=n_tables, vectorization_mode="vector_entry_point")
+    envs = gymnasium.make_vec(env_id, num_envs=n_tables, vectorization_mode="vector_entry_point", rules=rules)
     obs, infos = envs.reset(seed=0)
     rng = np.array([1], np.uint64)
     for _ in range(5):
@@ -144,7 +147,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--aec-steps", type=int, default=100_000)
     ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--presets", nargs="+", default=["all"], help="presets for the per-preset rows ('all', or none: -)")
+    ap.add_argument("--preset-tables", type=int, default=1024, help="tables of the per-preset rows")
     args = ap.parse_args()
+    from siete_env.rules import PRESETS
+
+    presets = list(PRESETS) if args.presets == ["all"] else [p for p in args.presets if p != "-"]
 
     from pettingzoo.classic import leduc_holdem_v4
 
@@ -166,7 +174,12 @@ def main() -> None:
             one = pgx_leduc_one_core(n, args.seconds)
             if one is not None:
                 keep(f"Pgx leduc_holdem, {n} games (vmap), XLA on one core", one)
+        for p in presets:
+            for role in ("punter", "banker"):
+                rate = batched_seat(role, args.preset_tables, args.seconds, p)
+                keep(f"batched single-seat {role}, {args.preset_tables} tables, {p}", rate)
         keep("siete AEC env()", aec_loop(lambda: siete_env.env(num_players=2), args.aec_steps))
+        keep("siete AEC env(), 6 players", aec_loop(lambda: siete_env.env(num_players=6), args.aec_steps))
         keep("PettingZoo leduc_holdem_v4 env()", aec_loop(leduc_holdem_v4.env, args.aec_steps))
         keep("pairing 200,000 hands, batched (s)", pairing(200_000, "batched"), higher=False)
         keep("pairing 200,000 hands, AEC loop (s)", pairing(20_000, "aec") * 10, higher=False)

@@ -1,14 +1,12 @@
 """``BatchedTables``: N tables of one rule set stepped together by the numba kernels.
 
 The reference engine (``siete_env.game.Game``) stays the specification; this is the same
-game for the rules ``check_rules`` accepts, written as array kernels (``kernels.py``):
-the ``spanish`` preset at any table size 2..12 (stakes, raises, four-swaps, splits up to
-the ``auto`` limit, face-up and face-down draws, settlement) and its numeric options
-(``bet_levels``, ``raise_on_draw``, ``max_splits``, ``four_swap``, ``split_any_pair``,
-``draw_face_down``, ``all_face_up``, ``reveal_seven_half``, ``banker_policy_rule``,
-``remove_sotas``, the three 7½ payouts), **one hand per episode**
-(``hands_per_episode: 1``; bank passing then has no effect). Other rules are refused
-with a ``ValueError`` naming the option: use the AEC environment for them.
+hand, one per episode, for every preset the environment ships and the options
+``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
+``ValueError`` naming them: use the AEC environment for them). The rules' values — what
+a hand totals with the wild card, the reale, every payout, the points game's table,
+doubles and instant wins — are tables made here from ``siete_env.settle``'s functions
+(``_with_tables``); the kernels read them and never restate them.
 
 Observations are ``encoding.Layout`` vectors (optionally suit-folded as
 ``features.fold_suits``), masks ``int8`` rows over ``game.build_actions``' action ids,

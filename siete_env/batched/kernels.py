@@ -1,7 +1,8 @@
 """numba kernels of the batched engine: one packed ``int16`` row of state per table.
 
-The rules are ``game.py``'s, restricted to what ``engine.check_rules`` accepts (the
-``spanish`` preset and its numeric options, one hand per episode). Every function here
+The hand is ``game.py``'s, one per episode, for the rules ``engine.check_rules`` accepts
+(every preset); the rules' values come from tables made from ``settle`` (``T_*`` below)
+and the points game's showdown is ``showdown.winners``, compiled here. Every function here
 works on one table's row ``r`` (a view of ``state[g]``) and the table configuration
 ``cfg`` (an ``int64`` array built by ``engine.BatchedTables``); the batch kernels at the
 end loop over tables. Nothing here allocates.
@@ -10,7 +11,9 @@ Row layout (offsets in ``cfg``): ten scalars (``BANKER .. HANDNO``), then the de
 (``DMAX`` cards: the deck list of the reference engine, which grows by one card at each
 four-swap), the "returned to the deck" flag of each of the 40 cards, and per hand slot
 ``k = seat * H + hand``: number of cards, face-down card (-1: none), total in half
-points, stake, status, its cards (``MAXC`` each); per seat: hands, splits, swaps, chips.
+points, stake, status, its cards (``MAXC`` each); per seat: hands, splits, swaps, chips;
+then per slot a double flag (the points game), a scratch area for the showdown, per slot
+the shot card (fusilar), per seat the announcement and the bid.
 """
 
 from __future__ import annotations
