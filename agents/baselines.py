@@ -274,6 +274,7 @@ class SmartBanker(BankerThreshold):
     such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
 
     native_kind = "smart"
+    LEAST_HIDDEN = 0.5  # the least a face-down card can be worth (a figure)
 
     def hits(self, o: np.ndarray) -> bool:
         L = self.view.layout
@@ -288,7 +289,7 @@ class SmartBanker(BankerThreshold):
                 stake = float(o[L.hand_feature(r, h, HandFeature.STAKE)])
                 standing += stake
                 least = float(o[L.hand_feature(r, h, HandFeature.VISIBLE_TOTAL)])
-                least += 0.5 if o[L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0 else 0.0
+                least += self.LEAST_HIDDEN if o[L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0 else 0.0
                 if mine < least < SEVEN_AND_A_HALF:
                     sure_loss += stake
         return standing > 0 and sure_loss > standing / 2
@@ -303,14 +304,14 @@ class SmartBanker(BankerThreshold):
                 stood = o[:, L.status_feature(r, h, Status.STOOD)] == 1.0
                 stake = np.where(stood, o[:, L.hand_feature(r, h, HandFeature.STAKE)].astype(np.float64), 0.0)
                 least = o[:, L.hand_feature(r, h, HandFeature.VISIBLE_TOTAL)].astype(np.float64)
-                least += np.where(o[:, L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0, 0.5, 0.0)
+                least += np.where(o[:, L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0, self.LEAST_HIDDEN, 0.0)
                 standing += stake
                 sure_loss += np.where((own < least) & (least < SEVEN_AND_A_HALF), stake, 0.0)
         return (own < self.threshold) | ((standing > 0) & (sure_loss > standing / 2))
 
     def banker_hit_probabilities(self, summary: Any) -> np.ndarray:
         s = summary
-        least = s.punter_total + np.where(s.punter_face_down, 0.5, 0.0)
+        least = s.punter_total + np.where(s.punter_face_down, self.LEAST_HIDDEN, 0.0)
         sure_loss = s.punter_stood & (s.punter_stake > 0) & (s.own_total < least) & (least < SEVEN_AND_A_HALF)
         hit = (s.own_total < self.threshold) | sure_loss
         return np.broadcast_to(hit, np.broadcast(*s).shape).astype(np.float64)

@@ -294,24 +294,18 @@ class SeatEnv(gymnasium.Env):
 
 def register_envs() -> None:
     """Register the single-seat views with Gymnasium (done when ``siete_env`` is imported)."""
-    for env_id, role in (("SieteYMedia-Punter-v0", "punter"), ("SieteYMedia-Banker-v0", "banker")):
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="siete_env.gym_env:SeatEnv",
-                # gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point"): the batched engine
-                vector_entry_point="siete_env.batched.vector:make_seat_vector_env",
-                kwargs={"role": role, "rules": "spanish", "num_players": 2, "opponents": "random"},
-                disable_env_checker=False,
-            )
-    for env_id, role in (("QuattroEMezzo-Punter-v0", "punter"), ("QuattroEMezzo-Banker-v0", "banker")):
-        if env_id not in gymnasium.registry:  # the points game (seed 004): no batched engine
-            gymnasium.register(
-                id=env_id,
-                entry_point="siete_env.gym_env:SeatEnv",
-                kwargs={"role": role, "rules": "quattro_e_mezzo", "num_players": 4, "opponents": "random"},
-                disable_env_checker=False,
-            )
+    for game, rules, n in (("SieteYMedia", "spanish", 2), ("QuattroEMezzo", "quattro_e_mezzo", 4)):
+        for role in ("punter", "banker"):
+            env_id = f"{game}-{role.capitalize()}-v0"
+            if env_id not in gymnasium.registry:
+                gymnasium.register(
+                    id=env_id,
+                    entry_point="siete_env.gym_env:SeatEnv",
+                    # gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point"): the batched engine
+                    vector_entry_point="siete_env.batched.vector:make_seat_vector_env",
+                    kwargs={"role": role, "rules": rules, "num_players": n, "opponents": "random"},
+                    disable_env_checker=False,
+                )
 
 
 __all__ = ["MAX_SKIPPED", "SeatEnv", "policy_pool", "register_envs"]

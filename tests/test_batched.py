@@ -184,26 +184,36 @@ def test_opponents_drawn_per_seat_and_episode_from_their_pools():
     assert (v._agent_of[:, 0] == -1).all()
 
 
-def test_make_vec_gives_the_batched_view():
-    for env_id, role in (("SieteYMedia-Punter-v0", "punter"), ("SieteYMedia-Banker-v0", "banker")):
-        envs = gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", opponents="smart:6")
-        assert isinstance(envs, SeatVectorEnv) and envs.role == role
-        assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
-        obs, infos = envs.reset(seed=0)
-        assert obs.shape == (64, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
-        ended = 0
-        for _ in range(30):
-            masks = envs.action_masks()
-            np.testing.assert_array_equal(masks, infos["action_mask"].astype(bool))
-            assert masks.any(axis=1).all()  # same-step autoreset: always a decision to take
-            obs, rew, term, trunc, infos = envs.step(random_legal_actions(infos["action_mask"], np.ones(1, np.uint64)))
-            if term.any():
-                ended += term.sum()
-                assert infos["_final_obs"].tolist() == term.tolist()
-                assert infos["final_obs"].shape == obs.shape
-                assert (infos["final_obs"][term][:, envs.layout.phase_feature(Phase.OVER)] == 1).all()  # phase over
-        assert ended > 0
-        envs.close()
+@pytest.mark.parametrize(
+    "env_id, role, rules, n",
+    [
+        ("SieteYMedia-Punter-v0", "punter", "spanish", 2),
+        ("SieteYMedia-Banker-v0", "banker", "spanish", 2),
+        ("QuattroEMezzo-Punter-v0", "punter", "quattro_e_mezzo", 4),
+        ("QuattroEMezzo-Banker-v0", "banker", "quattro_e_mezzo", 4),
+    ],
+)
+def test_make_vec_gives_the_batched_view(env_id, role, rules, n):
+    opponent = "smart:6" if rules == "spanish" else "quattro:6"
+    envs = gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", opponents=opponent)
+    assert isinstance(envs, SeatVectorEnv) and envs.role == role
+    assert envs.rules.preset == rules and envs.num_players == n
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (64, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
+    ended = 0
+    for _ in range(30):
+        masks = envs.action_masks()
+        np.testing.assert_array_equal(masks, infos["action_mask"].astype(bool))
+        assert masks.any(axis=1).all()  # same-step autoreset: always a decision to take
+        obs, rew, term, trunc, infos = envs.step(random_legal_actions(infos["action_mask"], np.ones(1, np.uint64)))
+        if term.any():
+            ended += term.sum()
+            assert infos["_final_obs"].tolist() == term.tolist()
+            assert infos["final_obs"].shape == obs.shape
+            assert (infos["final_obs"][term][:, envs.layout.phase_feature(Phase.OVER)] == 1).all()  # phase over
+    assert ended > 0
+    envs.close()
 
 
 def test_same_seed_same_run_and_copy_flag():

@@ -179,3 +179,65 @@ def test_no_leak_with_the_source_options(rules, n):
         for position, owner in ((0, 1), (n - 2, n - 1), (n - 1, 0)):  # first, last punter; banker
             envs, x, y = _twin_tables(seed, n, position, rules)
             _compare_until_shown(envs, owner, (x, y), seed)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_no_leak_through_the_batched_engine(preset, n):
+    """The batched engine's observations (``BatchedTables.observe``, every seat's): twin
+    decks that differ only in the first punter's or the banker's face-down card, with the
+    same random actions, look the same to every other seat until the card is shown (and
+    to every seat before it is dealt: the auction of ``spanish_full``)."""
+    pytest.importorskip("numba")
+    from siete_env.batched import BatchedTables
+    from siete_env.batched import kernels as K
+
+    tables = 48
+    rng = np.random.default_rng([n, len(preset)])
+    twins = [BatchedTables(tables, n, preset), BatchedTables(tables, n, preset)]
+    a, b = twins
+    S = n * a.H
+    decks = rng.permuted(np.tile(a.deck_cards, (tables, 1)), axis=1)
+    position = np.where(np.arange(tables) % 2 == 0, 0, n - 1)  # the first punter's card, the banker's
+    other = decks.copy()
+    rows = np.arange(tables)
+    other[rows, position], other[rows, -1] = decks[rows, -1], decks[rows, position]
+    a.start(None, 0, decks)
+    b.start(None, 0, other)
+    x = decks[rows, position]
+    hid, nc, cards, maxc = a.cfg[K.O_HID], a.cfg[K.O_NC], a.cfg[K.O_CARDS], a.cfg[K.K_MAXC]
+    compared = 0
+    live = rows.copy()
+    dealt = np.zeros(tables, bool)
+    for _ in range(200):
+        keep = []
+        owners = []
+        for g in live:
+            st = a.state[g]
+            if st[K.PHASE] == K.P_OVER or st[K.POS] >= st[K.DLEN] - 1:
+                continue  # over, or the decks' last card came into play
+            held = [k for k in range(S) if x[g] in st[cards + k * maxc : cards + k * maxc + st[nc + k]]]
+            if (held and st[hid + held[0]] != x[g]) or (dealt[g] and not held):
+                continue  # the card was shown (or swapped back into the deck, shown)
+            dealt[g] |= bool(held)
+            keep.append(g)
+            owners.append(held[0] // a.H if held else -1)  # -1: not dealt yet
+        live, owners = np.array(keep, np.int64), np.array(owners)
+        if not len(live):
+            break
+        for seat in range(n):
+            sel = owners != seat
+            if not sel.any():
+                continue
+            oa, ma = a.observe(live[sel], seat)
+            ob, mb = b.observe(live[sel], seat)
+            np.testing.assert_array_equal(oa, ob, err_msg=f"{preset} n={n}: seat {seat} sees a hidden card")
+            np.testing.assert_array_equal(ma, mb)
+            compared += int(sel.sum())
+        ma, mb = a.legal_masks(live), b.legal_masks(live)
+        same = (ma == mb).all(axis=1)  # only the owner's options can differ (a split): stop there
+        live = live[same]
+        actions = (rng.random(ma[same].shape) * ma[same]).argmax(axis=1)
+        a.apply(live, actions)
+        b.apply(live, actions)
+    assert compared > 0

@@ -780,15 +780,16 @@ def random_legal(m, rng, g):
 # its parameters, totals in half points: the threshold it stands on, the banker's, the
 # hidden-card value below which it hits face-down, and the first-card totals it stakes the
 # top level on (a bit set: bit ``t``, total ``t``), the best total it always stands on (-1:
-# none; quattro e mezzo's 4½).
+# none; quattro e mezzo's 4½), the least a face-down card counts for the smart banker.
 N_EXTERNAL, N_RANDOM, N_THRESHOLD, N_BANKER, N_SMART, N_BOLD, N_QUATTRO = 0, 1, 2, 3, 4, 5, 6
-P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG, P_BEST = range(6)
-N_PARAMS = 6
+P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG, P_BEST, P_LEAST_HIDDEN = range(7)
+N_PARAMS = 7
 
 
 @njit(cache=True)
-def _smart_hits(r, cfg, t2):
-    """``agents.baselines.SmartBanker.hits`` for the banker at ``r[SEAT]``."""
+def _smart_hits(r, cfg, t2, least_hidden):
+    """``agents.baselines.SmartBanker.hits`` for the banker at ``r[SEAT]`` (``least_hidden``:
+    its ``LEAST_HIDDEN``, half points)."""
     n, H = cfg[K_N], cfg[K_H]
     b = r[SEAT]
     mine = r[cfg[O_TOT] + b * H]
@@ -806,7 +807,7 @@ def _smart_hits(r, cfg, t2):
             stake = r[cfg[O_STAKE] + k]
             least = _visible_total(r, cfg, k)  # the face-up total, plus ½ for a face-down card
             if r[cfg[O_HID] + k] >= 0 or r[cfg[O_BLIND] + k] >= 0:
-                least += 1
+                least += least_hidden
             standing += stake
             if mine < least < cfg[K_LIMIT]:
                 sure += stake
@@ -827,7 +828,7 @@ def decide(r, cfg, p, rng, g):
     tot = r[cfg[O_TOT] + k]
     if ph == P_BANKER:
         if kind == N_SMART:
-            want = _smart_hits(r, cfg, t2)
+            want = _smart_hits(r, cfg, t2, p[P_LEAST_HIDDEN])
         elif kind == N_BANKER:
             want = tot < t2
         else:

@@ -94,22 +94,25 @@ def native_params(agent: Any) -> tuple[int, ...]:
     kernels make from the state (``tests/test_batched.py`` checks them equal); kind 0
     (``EXTERNAL``): any other agent, asked through its ``action_probs``. The parameters are
     read from the agent (``threshold``, ``banker_threshold``, ``hide_below``, ``STRONG``,
-    ``BEST``): the kernels hold none of their own."""
+    ``BEST``, ``LEAST_HIDDEN``): the kernels hold none of their own."""
     kind = NATIVE_KINDS.get(type(agent).__dict__.get("native_kind"), K.N_EXTERNAL)
     if kind in (K.N_EXTERNAL, K.N_RANDOM):
         return (kind,) + EXTERNAL[1:]
     strong = tuple(getattr(agent, "STRONG", ()))
     best = getattr(agent, "BEST", None)
-    halves = [2 * agent.threshold, 2 * agent.banker_threshold, 2 * agent.hide_below, *(2 * t for t in strong)]
+    least = getattr(agent, "LEAST_HIDDEN", 0.0)
+    halves = [2 * agent.threshold, 2 * agent.banker_threshold, 2 * agent.hide_below, 2 * least]
+    halves += [2 * t for t in strong]
     if best is not None:
         halves.append(2 * best)
     if any(x != int(x) or not 0 <= x < 63 for x in halves):  # not a multiple of ½: ask the agent itself
         return EXTERNAL
-    t2, b2, hide2, *rest = (int(x) for x in halves)
+    t2, b2, hide2, least2, *rest = (int(x) for x in halves)
     row = [0] * K.N_PARAMS
     row[K.P_KIND], row[K.P_STANDS], row[K.P_BANKER_STANDS], row[K.P_HIDE_BELOW] = kind, t2, b2, hide2
     row[K.P_STRONG] = sum(1 << t for t in set(rest[: len(strong)]))
     row[K.P_BEST] = rest[-1] if best is not None else -1
+    row[K.P_LEAST_HIDDEN] = least2
     return tuple(row)
 
 
