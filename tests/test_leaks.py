@@ -213,15 +213,20 @@ def test_no_leak_through_the_batched_engine(preset, n):
         keep = []
         owners = []
         for g in live:
-            st = a.state[g]
-            if st[K.PHASE] == K.P_OVER or st[K.POS] >= st[K.DLEN] - 1:
+            sa, sb = a.state[g], b.state[g]
+            if sa[K.PHASE] == K.P_OVER or sa[K.POS] >= sa[K.DLEN] - 1:
                 continue  # over, or the decks' last card came into play
-            held = [k for k in range(S) if x[g] in st[cards + k * maxc : cards + k * maxc + st[nc + k]]]
-            if (held and st[hid + held[0]] != x[g]) or (dealt[g] and not held):
-                continue  # the card was shown (or swapped back into the deck, shown)
-            dealt[g] |= bool(held)
+            if sa[K.PHASE] != sb[K.PHASE] or sa[K.SEAT] != sb[K.SEAT]:
+                continue  # the owner's play diverged (7½ stands by itself in one of the twins)
+            places = []
+            for row, card in ((sa, x[g]), (sb, other[g, position[g]])):
+                held = [k for k in range(S) if card in row[cards + k * maxc : cards + k * maxc + row[nc + k]]]
+                places.append(held[0] if held and row[hid + held[0]] == card else (-1 if not held else -2))
+            if -2 in places or places[0] != places[1] or (dealt[g] and places[0] < 0):
+                continue  # shown in a twin (or swapped back into the deck, shown)
+            dealt[g] |= places[0] >= 0
             keep.append(g)
-            owners.append(held[0] // a.H if held else -1)  # -1: not dealt yet
+            owners.append(places[0] // a.H if places[0] >= 0 else -1)  # -1: not dealt yet
         live, owners = np.array(keep, np.int64), np.array(owners)
         if not len(live):
             break
