@@ -18,6 +18,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
 from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, VALUE2
+from .hand import (
+    BURN_RANKS,
+    banker_must_hit,
+    forced_banker_hits,
+    may_shoot,
+    may_split,
+    may_swap,
+    swap_return_position,
+)
 from .rules import Rules
 from .settle import (
     OUT_BUST,
@@ -129,24 +138,6 @@ HIT_DOWN: Final = _fixed_id(ActionKind.HIT_DOWN)
 SWAP_FOUR: Final = _fixed_id(ActionKind.SWAP_FOUR)
 SPLIT: Final = _fixed_id(ActionKind.SPLIT)
 KEEP: Final = _fixed_id(ActionKind.KEEP)
-
-SWAP_RANK: Final = 4
-"""The rank of the card the four-swap (``four_swap``) returns: an initial 4 (000)."""
-BURN_RANKS: Final = (3, 4)
-"""The ranks ``burn_three_four`` may burn (004: "un 3 o un 4")."""
-MAX_SWAPS: Final = 4
-"""Swaps of an initial 4 a punter may make in one hand ("y así hasta cuatro veces", 000);
-the limit also ends the loop of a deck whose last cards are 4s."""
-FORCED_BANKER_STANDS_AT: Final = 12
-"""``banker_policy_rule: hit_below_6``: the banker hits below this total (half points: 6)
-and stands from it."""
-
-
-def swap_return_position(pos: int, deck_size: int) -> int:
-    """The deck index a swapped 4 goes back to: half-way down the cards left, ``pos`` being
-    the index of the next card to deal (after the replacement was dealt) in a deck of
-    ``deck_size`` cards (the 4 not counted)."""
-    return pos + (deck_size - pos) // 2
 
 
 def build_actions(rules: Rules, num_players: int = 2) -> tuple[ActionDef, ...]:
@@ -615,9 +606,10 @@ class Game:
             raise_from = (
                 self.stake[k] if (self._can_raise and not self.raised and not self.first_decision) else self._top
             )
+            cards = self.cards[k]
             shoot = (
-                self._fusil_id >= 0 and self.first_decision and self.hand == 0 and can_draw
-                and len(self.cards[k]) == 1 and RANK[self.cards[k][0]] == 7
+                self._fusil_id >= 0 and can_draw
+                and may_shoot(RANK[cards[0]], len(cards), self.first_decision, self.hand == 0)
             )  # fmt: skip
             cap = self._top if self._start_chips is None else self.stake[k] + self.budget(self.seat)
             down_only = self._all_down or (bool(self.ace_half) and self.ace_half[k])
@@ -632,15 +624,15 @@ class Game:
             k = self.seat * self.H
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
             rank = RANK[self.cards[k][0]] if first else 0
-            swap = first and self._swap_mode != "off" and rank == SWAP_RANK and self.swaps[self.seat] < MAX_SWAPS
+            swap = first and self._swap_mode != "off" and may_swap(rank, self.swaps[self.seat])
             burn = first and self._burn_id >= 0 and rank in BURN_RANKS
             ace = first and self._ace_id >= 0 and rank == 1 and not self.ace_half[k]
             cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
             key = (ph, swap, burn, cap, ace)
         elif ph == _BANKP:
             t = self.total[self.seat * self.H]
-            chase = self._chase and t < self._limit and any(self.announced)
-            key = (ph, can_draw, self._forced_banker and t < FORCED_BANKER_STANDS_AT, chase or t < self._min)
+            must = banker_must_hit(t, self._min, self._chase and any(self.announced), self._limit)
+            key = (ph, can_draw, self._forced_banker and forced_banker_hits(t), must)
         elif ph == _SIDEP:
             s = self.seat
             can = self._start_chips is None or self.budget(s) >= self.rules.side_bet_stake
@@ -799,10 +791,8 @@ class Game:
             return
         if (
             was_single
-            and self.splits[s] < self.max_splits
+            and may_split(self.splits[s], self.max_splits, VALUE2[c], VALUE2[cards[0]], IS_FIGURE[c], self._split_any)
             and (h == 0 or not self._split_first)
-            and VALUE2[c] == VALUE2[cards[0]]
-            and (IS_FIGURE[c] or self._split_any)
             and (self._start_chips is None or self.budget(s) >= self._levels[0])
         ):
             self._turn(s, _SPLITP)

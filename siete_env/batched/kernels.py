@@ -21,20 +21,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import showdown
+from .. import hand, showdown
 from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, VALUE2
 from ..encoding import HAND_FEATURES, SEAT_FEATURES, CardColumn, GlobalFeature, HandFeature, SeatFeature
 from ..game import (
     FIXED_ACTIONS,
-    FORCED_BANKER_STANDS_AT,
     HIT_DOWN,
     HIT_UP,
     KEEP,
-    MAX_SWAPS,
     SPLIT,
     STAND,
     SWAP_FOUR,
-    SWAP_RANK,
     Phase,
     Status,
 )
@@ -90,7 +87,6 @@ S_STOOD, S_BUST = int(Status.STOOD), int(Status.BUST)
 A_STAND, A_HIT_UP, A_HIT_DOWN, A_SWAP, A_SPLIT, A_KEEP = STAND, HIT_UP, HIT_DOWN, SWAP_FOUR, SPLIT, KEEP
 A_BET0 = len(FIXED_ACTIONS)
 MAX_ACTIONS = 63  # legal actions are int64 bit sets
-FORCED_STANDS_AT = FORCED_BANKER_STANDS_AT  # banker_policy_rule: hit_below_6 (half points)
 # observation features (encoding.HandFeature, SeatFeature, GlobalFeature, CardColumn)
 F_STATUS, F_STAKE, F_NCARDS = int(HandFeature.STATUS), int(HandFeature.STAKE), int(HandFeature.N_CARDS)
 F_FACE_DOWN, F_TOTAL = int(HandFeature.FACE_DOWN), int(HandFeature.VISIBLE_TOTAL)
@@ -108,6 +104,13 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 
 _winners = njit(cache=True)(showdown.winners)  # the points game's showdown: the rule's one definition
+# the rules of a hand's moves (``siete_env.hand``: the reference engine calls the same functions)
+_swap_return_position = njit(cache=True, inline="always")(hand.swap_return_position)
+_may_swap = njit(cache=True, inline="always")(hand.may_swap)
+_may_split = njit(cache=True, inline="always")(hand.may_split)
+_may_shoot = njit(cache=True, inline="always")(hand.may_shoot)
+_banker_must_hit = njit(cache=True, inline="always")(hand.banker_must_hit)
+_forced_banker_hits = njit(cache=True, inline="always")(hand.forced_banker_hits)
 
 
 # --------------------------------------------------------------------------- randomness
@@ -534,7 +537,7 @@ def _hit(r, cfg, s, h, face_up):
         r[cfg[O_STATUS] + k] = S_STOOD
         _end_punter_hand(r, cfg)
         return
-    if was_single and r[cfg[O_SPL] + s] < cfg[K_SPLITS] and V2[c] == V2[first] and (FIG[c] or cfg[K_SPLITANY] != 0):
+    if was_single and _may_split(r[cfg[O_SPL] + s], cfg[K_SPLITS], V2[c], V2[first], FIG[c], cfg[K_SPLITANY] != 0):
         r[PHASE] = P_SPLIT
         return
     _check_total(r, cfg, s, h)
@@ -576,7 +579,7 @@ def _swap_four(r, cfg, s):
     _give(r, cfg, k, cfg[K_INITUP] != 0)
     d = cfg[O_DECK]
     pos, end = r[POS], r[DLEN]
-    at = pos + (end - pos) // 2  # game.swap_return_position(pos, end)
+    at = _swap_return_position(pos, end)
     for i in range(end, at, -1):
         r[d + i] = r[d + i - 1]
     r[d + at] = four
@@ -647,9 +650,10 @@ def legal(r, cfg):
             if raise_from < lv <= top:
                 m |= one << (A_BET0 + nb + i - 1)
         if (
-            cfg[A_FUSIL] >= 0 and r[FIRST] != 0 and r[HAND] == 0 and can_draw and r[cfg[O_NC] + k] == 1
-            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == 7
-        ):  # fmt: skip
+            cfg[A_FUSIL] >= 0
+            and can_draw
+            and _may_shoot(RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]], r[cfg[O_NC] + k], r[FIRST] != 0, r[HAND] == 0)
+        ):
             m |= one << cfg[A_FUSIL]
         return m
     if ph == P_BET:
@@ -662,8 +666,7 @@ def legal(r, cfg):
             and r[HAND] == 0
             and can_draw
             and r[cfg[O_NC] + k] == 1
-            and RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] == SWAP_RANK
-            and r[cfg[O_SWP] + r[SEAT]] < MAX_SWAPS
+            and _may_swap(RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]], r[cfg[O_SWP] + r[SEAT]])
         ):
             if cfg[K_SWAP] == 2:  # mandatory
                 return one << A_SWAP
@@ -687,12 +690,10 @@ def legal(r, cfg):
     if not can_draw:
         return one << A_STAND
     t = r[cfg[O_TOT] + r[SEAT] * H]
-    if t < cfg[K_MIN] or (cfg[K_CHASE] and t < cfg[K_LIMIT] and _announced(r, cfg)):
+    if _banker_must_hit(t, cfg[K_MIN], cfg[K_CHASE] != 0 and _announced(r, cfg), cfg[K_LIMIT]):
         return one << A_HIT_UP
     if cfg[K_FORCED] != 0:
-        if r[cfg[O_TOT] + r[SEAT] * H] < FORCED_STANDS_AT:
-            return one << A_HIT_UP
-        return one << A_STAND
+        return one << (A_HIT_UP if _forced_banker_hits(t) else A_STAND)
     return (one << A_STAND) | (one << A_HIT_UP)
 
 

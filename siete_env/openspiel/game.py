@@ -9,7 +9,7 @@ Built on the project's engine (``siete_env.game.Game``) and encoder (``siete_env
 in one place. The game is sequential, imperfect-information, zero-sum, with an explicit
 chance node for every card dealt: uniform over the cards not yet dealt from the deck (the
 physical deck: a card another player holds face-down is still "unseen" to you, but it is not
-in the deck), except where the engine has put a swapped 4 back (``game.swap_return_position``):
+in the deck), except where the engine has put a swapped 4 back (``hand.swap_return_position``):
 there the chance node has that 4 as its only outcome. With ``banker=-1`` a first chance node
 draws the first banker (uniform over the seats). Returns are chips (units of the minimum
 stake), the engine's own settlement; ``rewards()`` are the chips moved by the last move (a

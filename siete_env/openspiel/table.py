@@ -9,7 +9,7 @@ the engine's ``draw_hook``, without a second copy of the rules:
   yet dealt), so the engine deals it;
 * when the hook is asked for a card that has not been chosen yet it raises ``NeedCard``
   with the outcomes: the cards not yet dealt from this deck (uniformly), or the swapped 4
-  alone where the engine has put one back (``game.swap_return_position``: the hook reads it
+  alone where the engine has put one back (``hand.swap_return_position``: the hook reads it
   from the deck list, it never computes it);
 * the transition that asked is then replayed from the start of the episode once the card
   is chosen (``Game`` is a few integers and lists: a replay costs microseconds per action).

@@ -7,7 +7,7 @@ Coverage (anything else raises ``ValueError``; ``check_rules``):
 * the ``spanish`` preset without splits (``max_splits`` must resolve to 0: the default
   ``spanish`` preset has 3 heads-up), with any ``bet_levels`` and ``raise_on_draw``;
 * ``four_swap`` ``off`` / ``optional`` / ``mandatory``, exactly: a swapped 4 goes back
-  where the engine puts it (``game.swap_return_position``: heads-up always absolute deck
+  where the engine puts it (``hand.swap_return_position``: heads-up always absolute deck
   position ``21 + j`` for the ``j``-th swap); those positions are dealt the 4s, every
   other position is drawn without replacement from the cards nobody has seen;
 * the payout options ``seven_half_pays``, ``banker_seven_half_collects``,

@@ -13,8 +13,8 @@ Which rules it covers (``check_rules``), and for one rule set (``HeadsUpStates``
 
 Cards are enumerated by rank (suits never change a payoff under the covered rules). Every
 fact of the game comes from the engine: the payouts (``game.Payouts``), where a swapped 4
-goes back (``game.swap_return_position``), the most swaps (``game.MAX_SWAPS``), the forced
-banker's threshold (``game.FORCED_BANKER_STANDS_AT``) and the action table
+goes back (``hand.swap_return_position``), the most swaps (``hand.MAX_SWAPS``), the forced
+banker's threshold (``hand.FORCED_BANKER_STANDS_AT``) and the action table
 (``game.build_actions``).
 """
 
@@ -26,7 +26,8 @@ import numpy as np
 
 from ..cards import N_CARDS, N_RANKS, N_SUITS, RANKS, VALUE2
 from ..encoding import Layout
-from ..game import FORCED_BANKER_STANDS_AT, MAX_SWAPS, SWAP_RANK, build_actions, swap_return_position
+from ..game import build_actions
+from ..hand import FORCED_BANKER_STANDS_AT, MAX_SWAPS, SWAP_RANK, swap_return_position
 from ..rules import Rules, options_not_played, resolve_rules
 from ..settle import Payouts, half
 
