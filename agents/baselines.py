@@ -179,8 +179,8 @@ class ThresholdPunter(_Deterministic):
         if ph == Phase.SPLIT:
             return KEEP
         # a hit may be face-down only (max_face_down: all, face_down_choice: false, a declared ½ ace)
-        if self.stands(v.my_total(o)) or not (mask[HIT_UP] or mask[HIT_DOWN]):
-            return STAND
+        if (self.stands(v.my_total(o)) and mask[STAND]) or not (mask[HIT_UP] or mask[HIT_DOWN]):
+            return STAND  # (below min_stand it may not stand: it draws)
         if not mask[HIT_UP]:
             return HIT_DOWN
         hidden = v.my_hidden_value(o)
@@ -213,7 +213,7 @@ class ThresholdPunter(_Deterministic):
         hidden = v.my_hidden_values(observations, hands)
         down = (hidden < self.hide_below) & can_down  # (NaN: no face-down card)
         down |= ~can_hit & can_down  # face-down the only hit
-        act = np.where(self.stands(mine) | ~(can_hit | can_down), STAND, np.where(down, HIT_DOWN, HIT_UP))
+        act = np.where((self.stands(mine) & can_stand) | ~(can_hit | can_down), STAND, np.where(down, HIT_DOWN, HIT_UP))
         bank = phase == Phase.BANKER
         if bank.any():
             want = self.hits_batch(observations[bank], mine[bank])

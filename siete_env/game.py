@@ -30,8 +30,6 @@ from .hand import (
 from .rules import Rules
 from .settle import (
     OUT_BUST,
-    OUT_FUSILAR,
-    OUT_FUSILAR_BANKER_SEVEN_HALF,
     OUT_POINTS_BEST,
     OUT_POINTS_DOUBLE,
     OUT_POINTS_UPSET,
@@ -758,7 +756,7 @@ class Game:
                 elif t > self._limit:
                     self._set_status(s, 0, _BUST)
                     self._settle()
-                elif t == self._limit or (self._points and self._made_instant(k)):
+                elif (self._points and self._made_instant(k)) or t == self._limit:  # (the instant win first)
                     self._set_status(s, 0, _STOOD)
                     self._settle()
 
@@ -968,13 +966,10 @@ class Game:
                     self._public.append(c)
                     self.events.append((EV_REVEAL, c, s, h))
                     P = self.total[k] = self._slot_total(k)
-                    if P > self._limit:
+                    outcome = pay.shot_outcome(P, B)
+                    if outcome == OUT_BUST:
                         self._set_status(s, h, _BUST)
-                        self._result(s, h, OUT_BUST)
-                    elif B == self._limit:
-                        self._result(s, h, OUT_FUSILAR_BANKER_SEVEN_HALF)
-                    else:
-                        self._result(s, h, OUT_FUSILAR)
+                    self._result(s, h, outcome)
                     continue
                 p_reale = reale and P == self._limit and self.is_reale(k)
                 if p_reale and (best_reale < 0 or self._reale_suit(k) < self._reale_suit(best_reale)):

@@ -232,6 +232,14 @@ class Payouts:
             return OUT_BANKER_BUST if banker > limit else OUT_HIGHER
         return OUT_TIE if punter == banker else OUT_LOWER
 
+    def shot_outcome(self, punter: int, banker: int) -> int:
+        """Fusilar: a shot 7's total once its card is shown (``punter``) against the banker's:
+        only 7½ is paid (``OUT_FUSILAR``, or ``OUT_FUSILAR_BANKER_SEVEN_HALF`` against the
+        banker's 7½); any other total is a bust (000 §9: "any other card is a bust")."""
+        if punter != self.limit:
+            return OUT_BUST
+        return OUT_FUSILAR_BANKER_SEVEN_HALF if banker == self.limit else OUT_FUSILAR
+
     def multiplier(self, punter: int, banker: int, punter_reale: bool = False, banker_reale: bool = False) -> int:
         """A standing punter total ``punter`` (half points, at most the limit) against the
         banker's ``banker``, in stakes won (negative: lost): what its ``outcome`` pays."""

@@ -26,6 +26,7 @@ from siete_env import raw_env  # noqa: E402
 from siete_env.batched import BatchedTables, check_rules  # noqa: E402
 from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv, random_legal_actions  # noqa: E402
 from siete_env.cards import CARD_IDS  # noqa: E402
+from siete_env.encoding import HandFeature  # noqa: E402
 from siete_env.game import Phase  # noqa: E402
 from siete_env.gym_env import SeatEnv  # noqa: E402
 from tests.batched_differential import GROUPS, run_group  # noqa: E402
@@ -80,7 +81,13 @@ def test_identical_full_count(group):
         ({"preset": "spanish", "starting_chips": 10}, 2, "starting_chips=10"),
         ({"preset": "spanish", "side_bets": True}, 3, "side_bets=True"),
         ("spanish", 13, "num_players must be 2..12"),
-        ({"preset": "spanish", "bet_levels": [1, 100]}, 2, r"bet_levels up to 100 \(at most 90\)"),
+        (
+            {"preset": "spanish", "bet_levels": [1, 5000]},
+            2,
+            r"can move 80,000 chips in a hand at 2 seats \(at most 32,767\)",
+        ),
+        ({"preset": "spanish_full", "auction_bids": [40000]}, 2, r"can move 40,080 chips"),
+        ({"preset": "quattro_e_mezzo", "points_otherwise": 40000}, 4, r"can move 40,000 chips"),
     ],
 )
 def test_refuses_rules_it_does_not_play(rules, n, match):
@@ -90,6 +97,27 @@ def test_refuses_rules_it_does_not_play(rules, n, match):
         BatchedTables(4, n, rules)
     with pytest.raises(ValueError, match=match):
         SeatVectorEnv(num_envs=4, rules=rules, num_players=n)
+
+
+def test_a_long_tie_for_the_bank_is_dealt_out_as_the_reference_does():
+    """Quattro e mezzo: two punters tie for the bank 17 times (equal pairs stacked), each hand
+    growing to 19 cards: the batched engine's observations stay the reference's."""
+    pairs = "10e 10b 11o 11c 11e 11b 12c 12e 12b 12o 1o 1c 1e 1b 2o 2c 2e 2b 3o 3c 3e 3b 5o 5c 5e 5b 6o 6c 6e 6b 7c 7e 4e 4b"
+    deck = ["4o", "4c", "7o", "10o", "10c", *pairs.split(), "7b"]
+    bt = BatchedTables(1, 3, "quattro_e_mezzo")
+    ids = [CARD_IDS.index(c) for c in deck]
+    bt.start([0], [0], np.array([ids]))
+    e = raw_env(num_players=3, rules="quattro_e_mezzo")
+    e.reset(options={"deck": deck, "banker": 0})
+    script = ["HIT_UP", "STAND", "HIT_UP", "STAND", "STAND"]  # 4 + ½ (both punters), the banker's 7
+    for name in script:
+        a = bt.action_names.index(name)
+        bt.apply([0], [a])
+        e.step(a)
+        for s in range(3):
+            np.testing.assert_array_equal(bt.observe([0], s)[0][0], e.observe(f"player_{s}")["observation"])
+    assert bt.over()[0] and e.game.phase == Phase.OVER
+    assert len(e.game.cards[e.game.slot(1)]) == 19 == bt.observe([0], 1)[0][0][e.layout.hand_feature(0, 0, HandFeature.N_CARDS)]
 
 
 def test_illegal_action_is_refused_and_not_applied():
@@ -308,6 +336,8 @@ def test_batched_match_replays_through_the_reference_engine():
         (["smart:6", "bold:5.5", "threshold:5", "smart:5"], 4, "italian"),  # the matta: visible totals, reale
         (["smart:6", "bold:5.5", "threshold:6", "bold:5"], 4, "spanish_full"),  # the auction, shots, the chase
         (["quattro:6", "quattro:5.5", "quattro:7", "quattro:6.5"], 4, "quattro_e_mezzo"),
+        (["banker:6", "threshold:5.5", "smart:5"], 3, {"min_stand": 6.0}),  # thresholds below min_stand draw on
+        (["quattro:6", "threshold:4", "quattro:5"], 3, "quattro_e_mezzo"),
     ],
 )
 def test_native_heuristics_decide_as_their_action_probs(specs, n, rules):

@@ -164,6 +164,13 @@ def test_a_nine_card_four_and_a_half_wins_the_game_at_once():
         assert all(e.terminations.values()) and e.game.phase == 4  # over: nobody else plays
 
 
+def test_the_bankers_instant_win_at_the_limit_wins_the_game_as_a_punters_does():
+    # instant_win: [7.5, 3]: a three-card 7½ wins the game at once, the banker's as a punter's.
+    e = q(["5o", "3c", "4c", "10e"], n=2, instant_win=[7.5, 3])
+    r = play(e, [(P1, "STAND"), (P0, "HIT_UP"), (P0, "HIT_UP")])  # 5; the banker 3 + 4 + ½
+    assert r == {P0: 50, P1: 0} and e.game.phase == 4
+
+
 def test_a_whole_game_passes_the_bank_and_ends_at_the_target_score():
     e = q(["4o", "7c", "6e", "10o", "10c"], episode="game")
     play(e, [(P1, "HIT_UP"), (P1, "STAND"), (P2, "HIT_UP"), (P0, "STAND")])

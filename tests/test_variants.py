@@ -11,6 +11,7 @@ import pytest
 
 from siete_env import raw_env
 from siete_env.cards import CARD_INDEX, card_label
+from siete_env.game import Status
 
 from .helpers import legal, play, table
 
@@ -249,6 +250,17 @@ def test_fusilar_other_card_is_a_bust():
     r = play(e, [(P1, "BET_3"), (P1, "FUSILAR"), (P0, "HIT_UP")])  # banker 5½: must go on
     assert legal(e) == {"HIT_UP"}
     r = play(e, [(P0, "HIT_UP")], r)  # 7½
+    assert r == {P0: 3, P1: -3}
+
+
+def test_fusilar_pays_only_seven_and_a_half():
+    # 000 §9: only 7½ under the shot 7 is paid; "any other card is a bust" (docs/rules.md).
+    # With the matta as the shot 7 a hand can stay under 7½: 7o (wild) + 5o makes 7, a bust.
+    rules = {**FULL, "wild_card": "7o"}
+    e = table(["7o", "6c", "5o", "11b", "1c"], rules=rules)
+    r = play(e, [(P1, "BET_3"), (P1, "FUSILAR"), (P0, "HIT_UP"), (P0, "HIT_UP")])  # the banker chases to 7½
+    g = e.game
+    assert g.total[g.slot(1)] == 14 and g.status[g.slot(1)] == Status.BUST
     assert r == {P0: 3, P1: -3}
 
 

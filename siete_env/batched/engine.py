@@ -25,10 +25,10 @@ from ..cards import N_CARDS
 from ..encoding import Layout
 from ..features import folded_size
 from ..game import build_actions
+from ..hand import MAX_SWAPS
 from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, options_not_played, resolve_rules
 from ..settle import (
-    OUT_FUSILAR,
-    OUT_FUSILAR_BANKER_SEVEN_HALF,
+    OUT_BUST,
     Payouts,
     RuleFacts,
     Shown,
@@ -43,9 +43,27 @@ from ..settle import (
 )
 from . import kernels as K
 
-MAX_STAKE = 90  # the chips of an episode are int16: 11 punters x 4 hands x 90 x 8 < 2**15
-MAX_SCORE = 10_000  # an instant win's score (the points game): int16 chips
+MAX_CHIPS = 2**15 - 1  # the state row is int16: the chips an episode can move must fit
 MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
+
+
+def max_cards_in_hand(rules: Rules) -> int:
+    """The card slots of a hand: 16 in play; a points game whose winners may take the bank
+    deals its ties on, one card each while they tie, up to the whole deck."""
+    return N_CARDS if rules.scoring == "points" and rules.bank_passes == "winner" else MAX_CARDS_IN_HAND
+
+
+def chips_bound(rules: Rules, num_players: int) -> int:
+    """The most chips (or points) a seat can win or lose in one hand under these rules: the
+    banker against every punter hand at the top stake and the largest multiplier, plus the
+    bank's price; in the points game, the largest score."""
+    if rules.scoring == "points":
+        facts = RuleFacts(rules)
+        scores = [row.points for row in facts.table] + [facts.otherwise]
+        return max(scores + ([facts.target] if rules.instant_win is not None else []))
+    worst = max(abs(m) for m in Payouts(rules).by_outcome)
+    hands = (num_players - 1) * (1 + rules.splits_for(num_players))
+    return hands * rules.bet_levels[-1] * worst + (max(rules.auction_bids) if rules.bank_auction else 0)
 
 
 def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
@@ -61,10 +79,11 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         bad.append(
             f"{len(build_actions(r, num_players))} actions (bet_levels and auction_bids; at most {K.MAX_ACTIONS})"
         )
-    if r.instant_win is not None and r.target_score > MAX_SCORE:  # an instant win scores up to it (int16)
-        bad.append(f"target_score={r.target_score} with instant_win (at most {MAX_SCORE})")
-    if r.bet_levels[-1] > MAX_STAKE:  # chips are int16: 44 hands x the top stake x 8 must fit
-        bad.append(f"bet_levels up to {r.bet_levels[-1]} (at most {MAX_STAKE})")
+    if chips_bound(r, num_players) > MAX_CHIPS:  # the state row is int16
+        bad.append(
+            f"stakes, payouts, bids or scores that can move {chips_bound(r, num_players):,} chips in a hand at "
+            f"{num_players} seats (at most {MAX_CHIPS:,})"
+        )
     if bad:
         raise ValueError(
             "the batched engine does not play "
@@ -136,11 +155,11 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         if rules.reale_pays is not None
         else []
     )
-    M = MAX_CARDS_IN_HAND
+    M = max_cards_in_hand(rules)
     cards = range(N_CARDS)
     points = [
         hand_points(Shown(0, t, nc, bool(w), bool(d), True), facts)
-        for t in range(K.WILD_BASES)  # (a double may be over the limit: two 7s)
+        for t in range(K.TOTALS)  # (a double may be over the limit: two 7s)
         for nc in range(M + 1)
         for w in (0, 1)
         for d in (0, 1)
@@ -154,7 +173,7 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_POINTS": points,
         "T_TAKES": [
             int(takes_bank(Shown(0, t, 1, False, bool(d), True), bool(u), facts))
-            for t in range(K.WILD_BASES)
+            for t in range(K.TOTALS)
             for d in (0, 1)
             for u in (0, 1)
         ],
@@ -162,6 +181,7 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_WILD_LOSES": facts.wild_loses_at,
         "T_TIE": [tie_card_value(c) for c in cards],
         "T_BIDS": list(rules.auction_bids),
+        "T_SHOT": [pays.by_outcome[pays.shot_outcome(p, b)] for p in range(K.TOTALS) for b in range(L + 2)],
     }
     out = [cfg]
     at = len(cfg)
@@ -200,9 +220,10 @@ class BatchedTables:
         ), self.action_names
         self.deck_cards = np.array(r.deck_cards(), np.int32)
         deck_size = len(self.deck_cards)
-        dmax = deck_size + 4 * (n - 1)  # a four-swap puts one more card into the deck list
+        dmax = deck_size + MAX_SWAPS * (n - 1)  # a four-swap puts one more card into the deck list
         cfg = np.zeros(K.K_LEVELS + nb, np.int64)
-        cfg[K.K_N], cfg[K.K_H], cfg[K.K_MAXC], cfg[K.K_SPLITS] = n, H, MAX_CARDS_IN_HAND, splits
+        maxc = max_cards_in_hand(r)
+        cfg[K.K_N], cfg[K.K_H], cfg[K.K_MAXC], cfg[K.K_SPLITS] = n, H, maxc, splits
         cfg[K.K_NB], cfg[K.K_TOP] = nb, levels[-1]
         cfg[K.K_CANRAISE] = r.raise_on_draw and nb > 1
         cfg[K.K_SWAP] = {"off": 0, "optional": 1, "mandatory": 2}[r.four_swap]
@@ -223,12 +244,12 @@ class BatchedTables:
         cfg[K.A_FUSIL] = ids.get("FUSILAR", -1)
         cfg[K.A_NOBID], cfg[K.K_NBIDS] = ids.get("NO_BID", -1), len(r.auction_bids) if r.bank_auction else 0
         pays = Payouts(r).by_outcome
-        cfg[K.K_FUSIL_PAYS], cfg[K.K_FUSIL_B75] = pays[OUT_FUSILAR], pays[OUT_FUSILAR_BANKER_SEVEN_HALF]
+        cfg[K.K_BUST] = pays[OUT_BUST]
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
-            ("O_STATUS", S), ("O_CARDS", S * MAX_CARDS_IN_HAND), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
+            ("O_STATUS", S), ("O_CARDS", S * maxc), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
             ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n), ("O_BLIND", S), ("O_ANN", n), ("O_BID", n),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o

@@ -49,11 +49,12 @@ NSCAL = 10
  O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
  T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
- K_FUSIL_PAYS, K_FUSIL_B75, O_BLIND, O_ANN, O_BID, K_LEVELS) = range(65)  # fmt: skip
+ T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_LEVELS) = range(65)  # fmt: skip
 # 000 §9's complements: ``K_CANTO`` the first 7½ is announced, ``K_CHASE`` the banker may not
 # stand below 7½ after an announcement or a shot; ``A_FUSIL`` the FUSILAR action's id (-1:
-# off), its shot card in ``O_BLIND`` per slot (-1: none), paid ``K_FUSIL_PAYS`` stakes
-# (``K_FUSIL_B75`` against the banker's 7½; ``settle.Payouts.by_outcome``); ``A_NOBID`` the
+# off), its shot card in ``O_BLIND`` per slot (-1: none), paid ``T_SHOT`` stakes at ``P * (limit
+# + 2) + min(B, limit + 1)`` (``settle.Payouts.shot_outcome``); ``K_BUST`` what a bust hand
+# pays (``settle.Payouts.by_outcome``); ``A_NOBID`` the
 # auction's first action id (-1: no auction; then ``BID_k`` for the ``K_NBIDS`` prices of
 # ``T_BIDS``, SELL_BANK, KEEP_BANK), the bids per seat in ``O_BID``; ``O_ANN`` per seat: it
 # announced 7½ or shot.
@@ -67,10 +68,11 @@ NSCAL = 10
 # while a card can be drawn, ``K_DECLARE`` the totals shown when made, a bit set): ``T_DOUBLE``
 # (``settle.is_double``) at ``40 * a + b``; ``T_INSTANT`` (``settle.is_instant_win``) and
 # ``T_POINTS`` (``settle.hand_points``) at ``total * (MAXC + 1) + cards`` (``T_POINTS``: then
-# ``* 2 + wild) * 2 + double``; its totals up to ``WILD_BASES``: a double may be over the
+# ``* 2 + wild) * 2 + double``; its totals up to ``TOTALS``: a double may be over the
 # limit); ``T_TAKES`` (``settle.takes_bank``) at ``(total * 2 + double) * 2 + upset``; ``T_RANK``, ``T_WILD_LOSES`` (``RuleFacts``) per total; ``T_TIE``
 # (``settle.tie_card_value``) per card. Who wins is ``showdown.winners``, compiled here.
-WILD_BASES = 64  # the table's bases: a hand's other cards make at most the limit (30) and a 7 (14)
+WILD_BASES = 256  # the bases of T_WILD: every card of a deck (the tie for the bank deals on)
+TOTALS = 64  # the totals of T_POINTS and T_TAKES: a hand at the showdown (two 7s: 28)
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
 P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER, P_AUCTION = (
@@ -334,11 +336,9 @@ def _settle(r, cfg):
                 r[cfg[O_BLIND] + k] = -1
                 r[cfg[O_RET] + c] = 0
                 P = r[cfg[O_TOT] + k] = _slot_total(r, cfg, k) if cfg[K_WILD] >= 0 else r[cfg[O_TOT] + k] + V2[c]
-                if P > L:
+                if P != L:  # only 7½ is paid: anything else is a bust (settle.Payouts.shot_outcome)
                     r[cfg[O_STATUS] + k] = S_BUST
-                    _result(r, cfg, k, s, -1)
-                else:
-                    _result(r, cfg, k, s, cfg[K_FUSIL_B75] if B == L else cfg[K_FUSIL_PAYS])
+                _result(r, cfg, k, s, cfg[cfg[T_SHOT] + min(P, TOTALS - 1) * (L + 2) + B])
                 continue
             P = r[cfg[O_TOT] + k]
             _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + _is_reale(r, cfg, k)) * 2 + br])
@@ -504,7 +504,7 @@ def _check_total(r, cfg, s, h):
         _reveal(r, cfg, k)
         r[cfg[O_STATUS] + k] = S_BUST
         if not cfg[K_POINTS]:
-            _result(r, cfg, k, s, -1)
+            _result(r, cfg, k, s, cfg[K_BUST])
         _end_punter_hand(r, cfg)
     elif _instant(r, cfg, k):  # it wins the game at once
         _reveal(r, cfg, k)
@@ -749,12 +749,12 @@ def apply(r, cfg, a):
             elif t > cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_BUST
                 _settle(r, cfg)
+            elif _instant(r, cfg, kb):  # (before the limit, as a punter's)
+                r[cfg[O_STATUS] + kb] = S_STOOD
+                _settle_points(r, cfg, kb)
             elif t == cfg[K_LIMIT]:
                 r[cfg[O_STATUS] + kb] = S_STOOD
                 _settle(r, cfg)
-            elif _instant(r, cfg, kb):
-                r[cfg[O_STATUS] + kb] = S_STOOD
-                _settle_points(r, cfg, kb)
 
 
 @njit(cache=True)
@@ -863,8 +863,8 @@ def decide(r, cfg, p, rng, g):
         if (m >> cfg[A_NOBID]) & one:
             return cfg[A_NOBID]
         return cfg[A_NOBID] + cfg[K_NBIDS] + 2
-    if tot >= t2 or tot == p[P_BEST] or not (m >> A_HIT_UP) & one:
-        return A_STAND
+    if ((tot >= t2 or tot == p[P_BEST]) and (m >> A_STAND) & one) or not (m >> A_HIT_UP) & one:
+        return A_STAND  # (below min_stand it may not stand: it draws)
     hid = r[cfg[O_HID] + k]
     if hid >= 0 and V2[hid] < p[P_HIDE_BELOW] and (m >> A_HIT_DOWN) & one:
         return A_HIT_DOWN
