@@ -392,9 +392,14 @@ class TrainConfig(_Strict):
         from siete_env.batched import check_rules
 
         try:
-            check_rules(self.rules, self.num_players)
+            rules = check_rules(self.rules, self.num_players)
         except ValueError as err:
             raise ValueError(f"learner: vine needs rules the batched engine plays: {err}") from None
+        if rules.bank_auction:  # its roles are seats for a whole hand (training/vine.py)
+            raise ValueError(
+                "learner: vine keeps each role at its seat for the whole hand, and bank_auction sells the bank "
+                "within one: set bank_auction: false, or use learner: pools"
+            )
         return self
 
     @model_validator(mode="after")
