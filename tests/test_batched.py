@@ -117,7 +117,24 @@ def test_a_long_tie_for_the_bank_is_dealt_out_as_the_reference_does():
         for s in range(3):
             np.testing.assert_array_equal(bt.observe([0], s)[0][0], e.observe(f"player_{s}")["observation"])
     assert bt.over()[0] and e.game.phase == Phase.OVER
-    assert len(e.game.cards[e.game.slot(1)]) == 19 == bt.observe([0], 1)[0][0][e.layout.hand_feature(0, 0, HandFeature.N_CARDS)]
+    assert (
+        len(e.game.cards[e.game.slot(1)])
+        == 19
+        == bt.observe([0], 1)[0][0][e.layout.hand_feature(0, 0, HandFeature.N_CARDS)]
+    )
+
+
+def test_what_each_engine_plays_names_real_options():
+    """``rules.ENGINE_OPTIONS`` (the one list per engine) and the options that belong to a
+    feature name fields of ``Rules``: a misspelt name would silently refuse its option."""
+    from siete_env import rules as R
+
+    fields = set(R.Rules.model_fields)
+    for engine, names in R.ENGINE_OPTIONS.items():
+        assert names <= fields, (engine, names - fields)
+    assert all(k in fields and f in fields for k, (f, _) in R._PART_OF.items())
+    assert R.options_not_played(R.resolve_rules("spanish"), "exact") == []
+    assert R.options_not_played(R.resolve_rules("italian"), "batched") == []
 
 
 def test_illegal_action_is_refused_and_not_applied():
