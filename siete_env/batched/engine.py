@@ -75,13 +75,13 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players}")
     bad = options_not_played(r, "batched")
-    if len(build_actions(r, num_players)) > K.MAX_ACTIONS:  # legal actions are int64 bit sets
+    actions = len(build_actions(r, num_players))
+    if actions > K.MAX_ACTIONS:  # legal actions are int64 bit sets
+        bad.append(f"{actions} actions (bet_levels and auction_bids; at most {K.MAX_ACTIONS})")
+    moved = chips_bound(r, num_players)
+    if moved > MAX_CHIPS:  # the state row is int16
         bad.append(
-            f"{len(build_actions(r, num_players))} actions (bet_levels and auction_bids; at most {K.MAX_ACTIONS})"
-        )
-    if chips_bound(r, num_players) > MAX_CHIPS:  # the state row is int16
-        bad.append(
-            f"stakes, payouts, bids or scores that can move {chips_bound(r, num_players):,} chips in a hand at "
+            f"stakes, payouts, bids or scores that can move {moved:,} chips in a hand at "
             f"{num_players} seats (at most {MAX_CHIPS:,})"
         )
     if bad:

@@ -215,14 +215,21 @@ def _visible_total(r, cfg, k):
     return _cards_total(r, cfg, k, True)
 
 
-@njit(cache=True)
-def _give(r, cfg, k, face_up):
+@njit(cache=True, inline="always")
+def _draw_into(r, cfg, k):
+    """The deck's next card joins slot ``k``'s cards (counted nowhere yet); returns it."""
     pos = r[POS]
     c = r[cfg[O_DECK] + pos]
     r[POS] = pos + 1
     nc = r[cfg[O_NC] + k]
     r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc] = c
     r[cfg[O_NC] + k] = nc + 1
+    return c
+
+
+@njit(cache=True)
+def _give(r, cfg, k, face_up):
+    c = _draw_into(r, cfg, k)
     if cfg[K_WILD] < 0:
         r[cfg[O_TOT] + k] += V2[c]
     else:
@@ -436,13 +443,7 @@ def _shoot(r, cfg, s):
     showdown), the turn ends."""
     k = s * cfg[K_H]
     _reveal(r, cfg, k)
-    pos = r[POS]
-    c = r[cfg[O_DECK] + pos]
-    r[POS] = pos + 1
-    nc = r[cfg[O_NC] + k]
-    r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc] = c
-    r[cfg[O_NC] + k] = nc + 1
-    r[cfg[O_BLIND] + k] = c
+    r[cfg[O_BLIND] + k] = _draw_into(r, cfg, k)
     r[cfg[O_ANN] + s] = 1
     r[cfg[O_STATUS] + k] = S_STOOD
     _end_punter_hand(r, cfg)
