@@ -91,12 +91,13 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
         models.append(learner_model(cfg, r, venv, i, None))  # its class and loss as train.py's
     me = PUNTER if role == "punter" else BANKER
     hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
-    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)
-    layers = [actor(m.policy) for m in models]
-    models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up (kernels, buffers)
+    sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, cfg.num_players)
+    seats = sampler.seats(*(actor(m.policy) for m in models))
+    mine = sampler.record(me)
+    models[me].train_on(sampler.sample(1_000, seats, mine), cfg.vine.steps)  # warm up (kernels, buffers)
     before = sampler.steps
     t0 = time.perf_counter()
-    batch = sampler.sample(hands, layers, me, cfg.vine.merge)
+    batch = sampler.sample(hands, seats, mine, cfg.vine.merge)
     t1 = time.perf_counter()
     models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
     dt = time.perf_counter() - t0

@@ -68,7 +68,7 @@ def test_the_rollout_probabilities_are_the_networks(pair):
 
     cfg, p, _ = pair
     s = VineSampler(cfg.rules, 2000, seed=3)
-    batch = s.sample(300, _nets(pair), PUNTER)
+    batch = s.sample(300, _nets(pair), [0])
     with th.no_grad():
         dist = p.policy.get_distribution(th.as_tensor(batch.obs), action_masks=batch.masks)
         ref = dist.distribution.probs.numpy()
@@ -86,7 +86,7 @@ def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monke
     cfg, _, _ = pair
     s = V.VineSampler(cfg.rules, 2000, seed=3)
     net = _nets(pair)[V.PUNTER]
-    batch = s.sample(300, _nets(pair), V.PUNTER)
+    batch = s.sample(300, _nets(pair), [0])
     rows = np.random.default_rng(0).integers(0, len(batch), 4000)  # many repeats
     obs, masks = batch.obs[rows], batch.masks[rows]
     ref = net.probs(obs, masks)
@@ -104,7 +104,7 @@ def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monke
 def test_sampling_is_deterministic_under_a_seed(pair):
     from training.vine import BANKER, VineSampler
 
-    a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _nets(pair), BANKER) for s in (5, 5, 6))
+    a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _nets(pair), [1]) for s in (5, 5, 6))
     for x, y in zip((a.obs, a.masks, a.probs, a.q), (b.obs, b.masks, b.probs, b.q), strict=True):
         np.testing.assert_array_equal(x, y)
     assert len(a) != len(c) or not np.array_equal(a.q, c.q)
@@ -127,7 +127,7 @@ def test_branch_values_average_to_the_exact_value(pair, tmp_path):
     exact = solve.expected_value(make_agent(f"ppo:{tmp_path / 'p.zip'}", table),
                                  make_agent(f"ppo:{tmp_path / 'b.zip'}", table), RULES)  # fmt: skip
     s = VineSampler(cfg.rules, 20_000, seed=11)
-    batch = s.sample(20_000, _nets(pair), PUNTER)
+    batch = s.sample(20_000, _nets(pair), [0])
     bets = [i for i, n in enumerate(s.t.action_names) if n.startswith("BET_")]
     first = batch.masks[:, bets].any(1)
     assert first.sum() == 20_000  # one stake decision per hand
@@ -147,7 +147,7 @@ def test_common_random_numbers_make_the_branches_of_a_decision_share_the_hand(pa
 
     uniform = [MLPPolicy([(np.zeros_like(w.T), np.zeros_like(c)) for w, c in net.layers]) for net in _nets(pair)]
     s = VineSampler(rules, 4000, seed=2)
-    batch = s.sample(2000, uniform, PUNTER)
+    batch = s.sample(2000, uniform, [0])
     i1, i2 = (s.t.action_names.index(f"BET_{k}") for k in (1, 2))
     first = batch.masks[:, i1] > 0
     assert first.sum() == 2000 and np.all(batch.masks[first, i2] > 0)
@@ -164,7 +164,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
 
     cfg = pair[0]
     s = VineSampler(cfg.rules, 4000, seed=4)
-    batch = s.sample(1500, _nets(pair), PUNTER)
+    batch = s.sample(1500, _nets(pair), [0])
     merged = s.merge(batch)
     assert len(merged) < len(batch) / 3 and merged.decisions == len(batch) and batch.decisions == len(batch)
     key = [r.tobytes() + m.tobytes() for r, m in zip(batch.obs, batch.masks, strict=True)]
@@ -194,7 +194,7 @@ def test_the_loss_improves_the_policy_on_its_batch(pair, merge):
     cfg = pair[0]
     model = _model(cfg, "banker", 2)  # the fixture's banker, fresh
     s = VineSampler(cfg.rules, 4000, seed=4)
-    batch = s.sample(2000, _nets(pair), BANKER)
+    batch = s.sample(2000, _nets(pair), [1])
     adv = (batch.q - (batch.probs * batch.q).sum(1, keepdims=True)) * (batch.masks > 0)
     stats = model.train_on(s.merge(batch) if merge else batch, steps=4)
     assert set(stats) == {"policy_gradient_loss", "kl_rollout", "kl_magnet"}
@@ -217,7 +217,7 @@ def _flat_batch(pair, m):
     """1,000 hands of ``m`` against the fixture's banker, every advantage zero."""
     from training.vine import PUNTER, VineBatch, VineSampler, actor
 
-    batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor(m.policy), _nets(pair)[1]], PUNTER)
+    batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor(m.policy), _nets(pair)[1]], [0])
     return VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
 
 
@@ -284,7 +284,6 @@ def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
 @pytest.mark.parametrize(
     ("over", "words"),
     [
-        ({"num_players": 3}, "heads-up"),
         ({"rules": {"preset": "spanish", "hands_per_episode": 2}}, "batched engine"),
         ({"rules": "spanish_full"}, "bank_auction sells the bank"),
         ({"vine": {"iterations": 4, "snapshot_every": 4}}, "snapshot_every below iterations"),
@@ -430,7 +429,7 @@ def test_the_actor_pickles_as_the_learners_send_it(pair):
     from training.vine import PUNTER, VineSampler
 
     net = _nets(pair)[PUNTER]
-    batch = VineSampler(pair[0].rules, 2000, seed=3).sample(200, _nets(pair), PUNTER)
+    batch = VineSampler(pair[0].rules, 2000, seed=3).sample(200, _nets(pair), [0])
     np.testing.assert_allclose(pickle.loads(pickle.dumps(net)).probs(batch.obs, batch.masks), batch.probs, atol=1e-7)
 
 
@@ -441,3 +440,58 @@ def test_a_snapshot_within_a_generation_is_named_by_its_iteration():
     assert iterate_snapshot(6, 8, "punter") == "gen_006/punter_it008.zip"
     assert member_label("gen_006/punter_it008.zip") == "gen_006 it 8"
     assert member_label("gen_006/banker.zip") == "gen_006"
+
+
+def _uniform(sampler):
+    """A network that ignores the table (all weights 0): uniform play over the legal actions."""
+    from agents.learned import MLPPolicy
+
+    return MLPPolicy([(np.zeros((8, sampler.D), np.float32), np.zeros(8, np.float32)),
+                      (np.zeros((sampler.A, 8), np.float32), np.zeros(sampler.A, np.float32))])  # fmt: skip
+
+
+def test_a_table_of_four_branches_every_punter_seat_and_values_the_bank_per_punter():
+    """At four seats the punter network sits at the three punter seats and each of their
+    decisions is branched, valued by the deciding seat's own chips (staking 2 replays the
+    hand staked 1: exactly twice); the bank's values are its chips over the three punters."""
+    from siete_env.batched import kernels as K
+    from training.vine import BANKER, PUNTER, VineSampler
+
+    rules = {"preset": "spanish", "raise_on_draw": False, "max_splits": 0}
+    s = VineSampler(rules, 4000, seed=2, num_players=4)
+    assert s.record(PUNTER) == [0, 2, 3] and s.record(BANKER) == [1]
+    net = _uniform(s)
+    batch = s.sample(600, s.seats(net, net), s.record(PUNTER))
+    i1, i2 = (s.t.action_names.index(f"BET_{k}") for k in (1, 2))
+    first = batch.masks[:, i1] > 0
+    assert 3 * 600 <= first.sum() < 4 * 600  # every punter's first bet, at each of the three punter seats
+    np.testing.assert_array_equal(batch.q[first, i2], 2 * batch.q[first, i1])
+    bank = s.sample(600, s.seats(net, net), s.record(BANKER))
+    legal = bank.q[bank.masks > 0]
+    np.testing.assert_allclose(legal * 3, np.round(legal * 3), atol=1e-5)  # whole chips over three punters
+    assert np.any(np.abs(legal * 3 - np.round(legal)) > 1e-3)  # not whole chips themselves
+    assert s.t.state[0, K.BANKER] == s.BANKER_SEAT
+
+
+def test_frozen_players_and_helper_processes():
+    """A frozen heuristic plays through its own action_probs; with a helper process the
+    hands are shared out and the batch is the same under the same seed."""
+    from agents.specs import make_agent
+    from siete_env import raw_env
+    from training.vine import Frozen, VineSampler
+
+    rules = {"preset": "spanish", "max_splits": 0}
+    banker = Frozen(make_agent("banker:6", raw_env(num_players=2, rules=rules)))
+    out = []
+    for _ in range(2):
+        s = VineSampler(rules, 2000, seed=9)
+        s.start_workers(2)
+        try:
+            out.append(s.sample(1000, [_uniform(s), banker], [0], merge=True))
+            assert s.steps > 0
+        finally:
+            s.close()
+    a, b = out
+    assert a.decisions > 1000
+    for x, y in zip((a.obs, a.masks, a.q, a.weight), (b.obs, b.masks, b.q, b.weight), strict=True):
+        np.testing.assert_array_equal(x, y)

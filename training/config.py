@@ -305,7 +305,7 @@ class TrainConfig(_Strict):
         "vine",
         description="pools: each learner runs MaskablePPO against a pool of opponents (the other's snapshots, "
         "heuristics, exploiters); vine: both learn at once against each other's newest weights from branched "
-        "hands with an all-actions mirror-descent loss (training.vine; heads-up, the batched engine's rules)",
+        "hands with an all-actions mirror-descent loss (training.vine; any table of the batched engine's rules)",
     )
     vine: VineConfig = Field(default_factory=VineConfig)
     punter: RoleConfig = Field(default_factory=RoleConfig)
@@ -376,8 +376,6 @@ class TrainConfig(_Strict):
                     "or use learner: vine"
                 )
             return self
-        if self.num_players != 2:
-            raise ValueError(f"learner: vine is heads-up (num_players: 2), got {self.num_players}")
         unused = changed(self, POOLS_ONLY, "")
         for r in roles:
             unused += changed(getattr(self, r), POOLS_ONLY_ROLE, f"{r}.")

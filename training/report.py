@@ -315,7 +315,7 @@ def exploit_markdown(rows: list[dict[str, Any]], seconds: float) -> list[str]:
     lines = [
         "## Approximate exploitability (learned best responses)",
         "",
-        f"For each line-up, a best response learned for {seconds:.0f} s (MaskablePPO, `training.exploit`) in "
+        f"For each line-up, a best response learned for {seconds:.0f} s (the vine learner's branched steps, `training.exploit`) in "
         "the banker's seat and in a punter's seat against the frozen policies in the other seats; its **gain** over "
         "the frozen policy in that seat, on fresh hands dealt the same decks to both line-ups (paired, 95% CI). A "
         "learned gain is a **lower bound** on that seat's best-response gain (docs/exploit.md).",

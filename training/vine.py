@@ -52,7 +52,7 @@ from agents.learned import MLPPolicy
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
 
-__all__ = ["VineBatch", "VineSampler", "VinePPO", "actor"]
+__all__ = ["Frozen", "VineBatch", "VineSampler", "VinePPO", "actor"]
 
 PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
 _CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
@@ -128,20 +128,55 @@ class VineBatch:
         return len(self) if self.weight is None else int(round(float(self.weight.sum())))
 
 
-class VineSampler:
-    """Heads-up hands between two actor networks on the batched engine, with every
-    decision of one role branched over its legal actions (see the module docstring)."""
+class Frozen:
+    """A frozen player in the sampler's hands: any agent with ``action_probs`` (a
+    heuristic, a ``ppo:`` network, a table), asked on the unfolded observation as it is
+    everywhere else (``siete_env.opponents.policy_probs``)."""
 
-    def __init__(self, rules: Any, capacity: int, seed: int):
-        self.t = BatchedTables(capacity, 2, rules)
-        self.A, self.D = self.t.A, self.t.folded_size
+    def __init__(self, agent: Any):
+        self.agent = agent
+
+    def probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        from siete_env.opponents import policy_probs
+
+        p = np.asarray(policy_probs(self.agent, obs, masks), np.float64)
+        return np.where(masks > 0, p, 0.0)
+
+
+class VineSampler:
+    """Hands between players on the batched engine, every decision of one of them branched
+    over its legal actions (see the module docstring). A table has ``num_players`` seats,
+    the bank at seat ``BANKER_SEAT``; ``sample`` takes a player per seat (an actor network,
+    ``MLPPolicy``, or a ``Frozen`` agent) and the one to branch: the punter network sits at
+    every punter seat when the punter learner samples (its decisions at all of them are
+    branched), the banker network at the bank."""
+
+    BANKER_SEAT = 1  # heads-up the punter plays first from seat 0, as it always did
+
+    def __init__(self, rules: Any, capacity: int, seed: int, num_players: int = 2):
+        from siete_env.features import suits_matter
+
+        self.t = BatchedTables(capacity, num_players, rules)
+        self.n = self.t.n
+        self.fold = not suits_matter(self.t.rules)  # the networks' input, as SeatEnv's fold_suits="auto"
+        self.A = self.t.A
+        self.D = self.t.folded_size if self.fold else self.t.obs_size
         self.rng = np.random.default_rng(seed)
         self.steps = 0  # env steps played (every table's every action, main hands and copies)
+        self.crn_draws = _CRN_DRAWS * (self.n - 1)  # a punter's decisions at most, times the punters
         keys = np.random.default_rng(0)  # fixed weights of the rows' keys (not the sampling's generator)
         self._key_obs = keys.integers(1, 2**40, self.D).astype(np.float64)
         self._key_mask = keys.integers(1, 2**40, self.A).astype(np.float64)
+        self._key_raw = keys.integers(1, 2**40, self.t.obs_size).astype(np.float64)  # unfolded rows' (Frozen)
+        self._helpers: list = []  # pipes to the helper processes (start_workers)
+        self._procs: list = []
+        self._sent: dict[int, Frozen] = {}  # frozen players the helpers hold, by key
 
-    def _probs(self, net: MLPPolicy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def seats(self, punter: Any, banker: Any) -> list:
+        """A player per seat: ``banker`` at the bank, ``punter`` at every other seat."""
+        return [banker if s == self.BANKER_SEAT else punter for s in range(self.n)]
+
+    def _probs(self, net, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``net.probs`` computed once per distinct (observation, mask) row: the rows a
         batch of tables shows repeat (about one in seven is new), and the network is most
         of a sample's time. Rows are grouped by ``_groups``; if that fails, every row is
@@ -152,6 +187,17 @@ class VineSampler:
                 first, inv = g
                 return net.probs(obs[first], masks[first])[inv]
         return net.probs(obs, masks)
+
+    def _frozen_probs(self, player: Frozen, games: np.ndarray) -> np.ndarray:
+        """A ``Frozen`` player's probabilities at ``games`` (their unfolded observations),
+        asked once per distinct row, as ``_probs``."""
+        obs, masks = self.t.observe(games)
+        if len(obs) >= 512:
+            k = _row_keys(obs, masks, self._key_raw, self._key_mask)
+            _, first, inv = np.unique(k, return_index=True, return_inverse=True)
+            if len(first) <= len(obs) // 2 and _rows_match(obs, masks, first, inv):
+                return player.probs(obs[first], masks[first])[inv]
+        return player.probs(obs, masks)
 
     def row_keys(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Each (observation, mask) row's key (float64): a fixed random projection, the same
@@ -189,10 +235,16 @@ class VineSampler:
         q /= weight[:, None]
         return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), weight)
 
-    def _play_out(self, games: np.ndarray, nets: list[MLPPolicy], record: int | None = None, crn=None) -> list:
-        """Play the tables ``games`` to the end of the hand; with ``record`` (a role) the
-        decisions of that role are returned as ``(obs, masks, probs, state rows)``."""
+    def _play_out(self, games: np.ndarray, seats: list, rng, record: np.ndarray | None = None, crn=None) -> list:
+        """Play the tables ``games`` to the end of the hand, ``seats[s]`` deciding at seat
+        ``s``; the decisions at the seats where ``record`` (a bool per seat) is true are
+        returned as ``(obs, masks, probs, state rows)``."""
         t, st = self.t, self.t.state
+        players: list = []  # the distinct players, in seat order
+        for p in seats:
+            if not any(p is q for q in players):
+                players.append(p)
+        who_of = np.array([next(i for i, q in enumerate(players) if q is p) for p in seats], np.int64)
         active = games
         out = []
         if crn is not None:
@@ -201,45 +253,129 @@ class VineSampler:
             active = active[st[active, K.PHASE] != K.P_OVER]
             if not len(active):
                 break
-            obs, masks = t.observe(active, fold=True)
-            banker = st[active, K.SEAT] == st[active, K.BANKER]
+            obs, masks = t.observe(active, fold=self.fold)
+            seat = st[active, K.SEAT]
+            who = who_of[seat]
             acts = np.empty(len(active), np.int64)
-            for role, sel in ((PUNTER, ~banker), (BANKER, banker)):
+            for i, player in enumerate(players):
+                sel = who == i
                 if not sel.any():
                     continue
-                p = self._probs(nets[role], obs[sel], masks[sel])
                 g = active[sel]
+                if isinstance(player, Frozen):
+                    p = self._frozen_probs(player, g)
+                else:
+                    p = self._probs(player, obs[sel], masks[sel])
                 if crn is None:
-                    u = self.rng.random(len(g))
+                    u = rng.random(len(g))
                 else:
                     u = U[family[g], np.minimum(count[g], U.shape[1] - 1)]
                     count[g] += 1
                 acts[sel] = _draw(p, u)
-                if record == role:
-                    out.append((obs[sel], masks[sel], p, st[g].copy()))
+                if record is not None:
+                    mine = record[seat[sel]]
+                    if mine.all():
+                        out.append((obs[sel], masks[sel], p, st[g].copy()))
+                    elif mine.any():
+                        out.append((obs[sel][mine], masks[sel][mine], p[mine], st[g[mine]].copy()))
             t.apply(active, acts)
             self.steps += len(active)
         return out
 
-    def sample(self, hands: int, nets: list[MLPPolicy], role: int, merge: bool = False) -> VineBatch:
-        """``hands`` hands between the actors ``nets`` (per role), every decision of
-        ``role`` branched (see the module docstring); ``merge``: the repeated decisions
-        merged (``merge``, as ``vine.merge`` says)."""
+    def record(self, role: int) -> list[int]:
+        """The seats of ``role`` (``PUNTER``: every punter seat, ``BANKER``: the bank)."""
+        return [s for s in range(self.n) if (s == self.BANKER_SEAT) == (role == BANKER)]
+
+    def sample(self, hands: int, seats: list, record: list[int], merge: bool = False) -> VineBatch:
+        """``hands`` hands, ``seats[s]`` playing seat ``s`` (``seats``), every decision at
+        the seats ``record`` branched (see the module docstring; ``record(role)``);
+        ``merge``: the repeated decisions merged (``merge``, as ``vine.merge`` says). A
+        decision's played values are the deciding seat's chips at the end of the hand, per
+        punter at the bank (the bank's chips over the punters). With helper processes
+        (``start_workers``) the hands are shared out: each process plays its share from a
+        seed drawn here, and the batches are joined (and merged again)."""
+        if len(seats) != self.n:
+            raise ValueError(f"seats: one player per seat ({self.n}), got {len(seats)}")
+        if not self._helpers:
+            return self._sample(hands, seats, record, merge, self.rng)
+        w = len(self._helpers) + 1
+        shares = [hands // w + (i < hands % w) for i in range(w)]
+        seeds = self.rng.integers(2**63, size=w)
+        payload = [self._payload(p) for p in seats]
+        for conn, share, seed in zip(self._helpers, shares[1:], seeds[1:], strict=True):
+            conn.send((share, payload, list(record), merge, int(seed)))
+        parts = [self._sample(shares[0], seats, record, merge, np.random.default_rng(int(seeds[0])))]
+        for conn in self._helpers:
+            status, part, steps = conn.recv()
+            if status != "ok":
+                raise RuntimeError(f"a sampler worker failed: {part}")
+            parts.append(part)
+            self.steps += steps
+        batch = VineBatch(*(np.concatenate([getattr(b, k) for b in parts]) for k in ("obs", "masks", "probs", "q")))
+        if merge:
+            batch.weight = np.concatenate([b.weight for b in parts])
+            return self.merge(batch)
+        return batch
+
+    def start_workers(self, workers: int) -> None:
+        """Share each ``sample`` call's hands with ``workers - 1`` helper processes (each
+        with its own tables), this process playing its share too."""
+        import multiprocessing as mp
+        import os
+
+        ctx = mp.get_context("spawn")
+        for _ in range(workers - 1):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_sampler_worker, args=(child, self.t.rules, self.t.N, self.n, os.getpid()),
+                               daemon=True)  # fmt: skip
+            proc.start()
+            child.close()
+            self._helpers.append(parent)
+            self._procs.append(proc)
+
+    def close(self) -> None:
+        """Stop the helper processes."""
+        for conn in self._helpers:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self._procs:
+            proc.join(timeout=10)
+        self._helpers, self._procs = [], []
+
+    def _payload(self, player: Any) -> tuple:
+        """What a helper is sent for ``player``: a frozen player once, then its key."""
+        if not isinstance(player, Frozen):
+            return ("net", player)
+        key = id(player)
+        if key in self._sent:
+            return ("ref", key)
+        self._sent[key] = player  # kept: its id stays its own
+        return ("frozen", key, player)
+
+    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng) -> VineBatch:
+        """``sample`` in this process, drawing from ``rng``."""
+        mine = np.zeros(self.n, np.bool_)
+        mine[list(record)] = True
         t = self.t
         cap = t.N
         parts: list = []
         for s in range(0, hands, cap):  # the main hands, in blocks of the tables there are
             g = np.arange(min(cap, hands - s))
-            t.start(g, np.ones(len(g), np.int64), t.shuffled_decks(len(g), self.rng))  # the banker at seat 1
-            parts += self._play_out(g, nets, record=role)
+            t.start(g, np.full(len(g), self.BANKER_SEAT, np.int64), t.shuffled_decks(len(g), rng))
+            parts += self._play_out(g, seats, rng, record=mine)
+        if not parts:
+            raise ValueError(f"no decision at the seats {list(record)} in {hands} hands")
         obs = np.concatenate([x[0] for x in parts])
         masks = np.concatenate([x[1] for x in parts])
         probs = np.concatenate([x[2] for x in parts])
         rows = np.concatenate([x[3] for x in parts])
-        seat = 1 if role == BANKER else 0
+        who = rows[:, K.SEAT].astype(np.int64)  # the deciding seat of each decision
+        per = np.where(who == self.BANKER_SEAT, 1.0 / (self.n - 1), 1.0)  # the bank's chips per punter
         q = np.zeros(masks.shape, np.float32)
         di, ai = np.nonzero(masks)  # one copy per (decision, legal action)
-        U = self.rng.random((len(obs), _CRN_DRAWS))
+        U = rng.random((len(obs), self.crn_draws))
         family = np.zeros(cap, np.int64)
         count = np.zeros(cap, np.int64)
         for s in range(0, len(di), cap):
@@ -248,10 +384,43 @@ class VineSampler:
             t.state[g] = rows[d]
             t.apply(g, a)
             family[g], count[g] = d, 0
-            self._play_out(g, nets, crn=(family, U, count))
-            q[d, a] = t.chips[g, seat]
+            self._play_out(g, seats, rng, crn=(family, U, count))
+            q[d, a] = t.chips[g, who[d]] * per[d]
         batch = VineBatch(obs, masks, probs, q)
         return self.merge(batch) if merge else batch
+
+
+def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pid: int) -> None:
+    """A helper process of ``VineSampler.start_workers``: requests ``(hands, seats, record,
+    merge, seed)`` -> ``("ok", batch, env steps)``; ``None``: stop."""
+    import signal
+
+    from siete_env.processes import die_with_parent
+
+    die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    sampler = VineSampler(rules, capacity, 0, num_players)
+    frozen: dict[int, Frozen] = {}
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            break
+        if msg is None:
+            break
+        hands, payload, record, merge, seed = msg
+        try:
+            seats = []
+            for item in payload:
+                if item[0] == "frozen":
+                    frozen[item[1]] = item[2]
+                seats.append(item[1] if item[0] == "net" else frozen[item[1]])
+            before = sampler.steps
+            batch = sampler._sample(hands, seats, record, merge, np.random.default_rng(seed))
+            conn.send(("ok", batch, sampler.steps - before))
+        except Exception as e:  # noqa: BLE001  (reported to the sampler that asked)
+            conn.send(("error", repr(e), 0))
+    conn.close()
 
 
 class VinePPO(MaskablePPO):

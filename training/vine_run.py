@@ -53,7 +53,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         from stable_baselines3.common.logger import configure
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
-        sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i))
+        sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i), cfg.num_players)
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -85,7 +85,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             nets[1 - me] = other
             t0 = time.perf_counter()
             before = sampler.steps
-            batch = sampler.sample(hands, nets, me, v.merge)
+            batch = sampler.sample(hands, sampler.seats(*nets), sampler.record(me), v.merge)
             t1 = time.perf_counter()
             stats = model.train_on(batch, v.steps, v.epochs)
             t2 = time.perf_counter()
