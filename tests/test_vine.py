@@ -64,7 +64,7 @@ def test_the_rollout_probabilities_are_the_networks(pair):
     """``actor`` (the numpy actor the sampler plays) gives the SB3 policy's own distribution."""
     import torch as th
 
-    from training.vine import PUNTER, VineSampler
+    from training.vine import VineSampler
 
     cfg, p, _ = pair
     s = VineSampler(cfg.rules, 2000, seed=3)
@@ -102,7 +102,7 @@ def test_repeated_rows_are_computed_once_with_the_same_probabilities(pair, monke
 
 
 def test_sampling_is_deterministic_under_a_seed(pair):
-    from training.vine import BANKER, VineSampler
+    from training.vine import VineSampler
 
     a, b, c = (VineSampler(pair[0].rules, 1000, seed=s).sample(400, _nets(pair), [1]) for s in (5, 5, 6))
     for x, y in zip((a.obs, a.masks, a.probs, a.q), (b.obs, b.masks, b.probs, b.q), strict=True):
@@ -118,7 +118,7 @@ def test_branch_values_average_to_the_exact_value(pair, tmp_path):
     plays its first decision from the branches."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
-    from training.vine import PUNTER, VineSampler
+    from training.vine import VineSampler
 
     cfg, p, b = pair
     p.save(tmp_path / "p.zip")
@@ -140,7 +140,7 @@ def test_common_random_numbers_make_the_branches_of_a_decision_share_the_hand(pa
     """The copies of a decision share the deck and the random numbers of the later
     actions: with networks that ignore the table (uniform play) and no raises, staking 2
     replays the hand staked 1 card for card, so its value is exactly twice."""
-    from training.vine import PUNTER, VineSampler
+    from training.vine import VineSampler
 
     rules = {**RULES, "raise_on_draw": False}
     from agents.learned import MLPPolicy
@@ -160,7 +160,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
     count, its played values averaged; the loss over the merged rows is the loss over the
     decisions (one minibatch: the same figures, here for a network that did not play)."""
     from training.learners import set_rates
-    from training.vine import PUNTER, VineSampler
+    from training.vine import VineSampler
 
     cfg = pair[0]
     s = VineSampler(cfg.rules, 4000, seed=4)
@@ -189,7 +189,7 @@ def test_the_loss_improves_the_policy_on_its_batch(pair, merge):
     the decisions, or on their merged rows: minibatches with a row's repeats together)."""
     import torch as th
 
-    from training.vine import BANKER, VineSampler
+    from training.vine import VineSampler
 
     cfg = pair[0]
     model = _model(cfg, "banker", 2)  # the fixture's banker, fresh
@@ -215,7 +215,7 @@ def _skewed(cfg):
 
 def _flat_batch(pair, m):
     """1,000 hands of ``m`` against the fixture's banker, every advantage zero."""
-    from training.vine import PUNTER, VineBatch, VineSampler, actor
+    from training.vine import VineBatch, VineSampler, actor
 
     batch = VineSampler(pair[0].rules, 2000, seed=8).sample(1000, [actor(m.policy), _nets(pair)[1]], [0])
     return VineBatch(batch.obs, batch.masks, batch.probs, np.zeros_like(batch.q))
