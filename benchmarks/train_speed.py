@@ -6,6 +6,8 @@ SB3's DummyVecEnv of the AEC engine, the default before issue 21).
 
     python benchmarks/train_speed.py [--steps 40000] [--repeat 2] [--roles punter banker]
                                      [--configs configs/train/default.yaml configs/train/exploiters.yaml]
+    python benchmarks/train_speed.py --configs "configs/train/default.yaml@vine.workers=2" \
+                                               "configs/train/default.yaml@vine.workers=1"
 
 For a ``learner: pools`` config, MaskablePPO (the config's own hyperparameters,
 environments and PPO class, one torch thread) learns ``--steps`` env steps against a pool
@@ -13,7 +15,8 @@ built as the config's first generations build it: its heuristics for
 ``<role>.baseline_share`` of the hands, the rest against a snapshot of the other role (a
 MaskablePPO model of the config's shape, untrained, playing as the config's snapshots
 play: greedy or sampling). A ``learner: vine`` config runs one iteration of its learner
-(``measure_vine``). Prints env steps per second of learning, the share of it spent
+(``measure_vine``; ``CONFIG@key=value,...`` overrides keys, e.g. ``vine.workers``: the
+sampling shared with helper processes). Prints env steps per second of learning, the share of it spent
 stepping the environments (the opponents' decisions included), the decisions the loss is
 computed over per second, and the ratios of the first config to the second, per role. The
 configs alternate ``--repeat`` times (the machine's speed drifts); the median counts.
@@ -40,7 +43,8 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
     from training.learners import derive_seed, make_model, make_venv
     from training.runs import ROLES
 
-    cfg = load_config(config)
+    path, _, sets = config.partition("@")  # CONFIG@key=value,key=value: the config with overrides
+    cfg = load_config(path, [x for x in sets.split(",") if x])
     if cfg.learner == "vine":
         return measure_vine(cfg, role)
     other = "banker" if role == "punter" else "punter"
@@ -91,7 +95,12 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
         models.append(learner_model(cfg, r, venv, i, None))  # its class and loss as train.py's
     me = PUNTER if role == "punter" else BANKER
     hands = cfg.vine.punter_hands if role == "punter" else cfg.vine.banker_hands
+    import torch
+
+    torch.set_num_threads(cfg.threads)  # as the learner process sets them
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0, cfg.num_players)
+    if cfg.vine.workers > 1:
+        sampler.start_workers(cfg.vine.workers)
     seats = sampler.seats(*(actor(m.policy) for m in models))
     mine = sampler.record(me)
     models[me].train_on(sampler.sample(1_000, seats, mine), cfg.vine.steps)  # warm up (kernels, buffers)
@@ -101,6 +110,8 @@ def measure_vine(cfg, role: str) -> tuple[float, float, float]:
     t1 = time.perf_counter()
     models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
     dt = time.perf_counter() - t0
+    sampler.close()
+    torch.set_num_threads(1)
     return (sampler.steps - before) / dt, (t1 - t0) / dt, batch.decisions / dt
 
 

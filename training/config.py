@@ -246,6 +246,13 @@ class VineConfig(_Strict):
         "weighted by its count, its played values averaged): the same loss on a fraction of the rows",
     )
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="processes each learner plays its hands in (itself and workers - 1 helpers, each with its own "
+        "tables): with alternate: true one learner plays at a time, so up to the machine's cores",
+    )
     alternate: bool = Field(
         True,
         description="the learners take turns (the banker plays the punter's weights of the same iteration) "

@@ -120,7 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
         "report its gain over the frozen policy there, on fresh hands (training.exploit)",
     )
     ap.add_argument("--budget", type=float, default=300.0, help="with --exploit: training seconds (default 300)")
-    ap.add_argument("--steps", type=int, help="with --exploit: training env steps (instead of --budget)")
+    ap.add_argument(
+        "--steps",
+        type=int,
+        help="with --exploit: training env steps, the branches' copies included (instead of --budget)",
+    )
     ap.add_argument("--position", type=int, default=1, help="with --exploit punter: the responder's punter seat")
     ap.add_argument(
         "--warm-start",

@@ -332,8 +332,8 @@ def start_learners(ctx, target, cfg: TrainConfig, run_dir: Path, state: RunState
                     counters[role],
                     os.getpid(),
                 ),  # fmt: skip
-                daemon=True,
-            )
+                daemon=False,  # a vine learner starts sampler helpers (daemons may not); it dies with
+            )  # this process all the same (begin_learner_process), and stop_learners ends it
             procs[role].start()
             child.close()  # only the learner holds its end: its death then reads as EOF here
             conns[role] = parent

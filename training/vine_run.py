@@ -54,6 +54,8 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
 
         model.set_logger(configure(str(root / "tb" / role), ["tensorboard"]))
         sampler = VineSampler(cfg.rules, v.tables, derive_seed(cfg.seed, 5, i), cfg.num_players)
+        if v.workers > 1:
+            sampler.start_workers(v.workers)
         me = PUNTER if role == "punter" else BANKER
         hands = v.punter_hands if role == "punter" else v.banker_hands
     except Exception as e:  # noqa: BLE001  (reported to the main process)
@@ -108,6 +110,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
             conn.send(("error", f"{role} learner: {e!r}\n{traceback.format_exc()}", None))
             break
     model.logger.close()
+    sampler.close()
     conn.close()
     quick_exit()
 
