@@ -235,8 +235,7 @@ class VineSampler:
         q /= weight[:, None]
         return VineBatch(batch.obs[first], batch.masks[first], batch.probs[first], q.astype(np.float32), weight)
 
-    def _play_out(self, games: np.ndarray, seats: list, rng, record: np.ndarray | None = None, crn=None,
-                  explore: float = 0.0) -> list:  # fmt: skip
+    def _play_out(self, games: np.ndarray, seats: list, rng, record: np.ndarray | None = None, crn=None) -> list:
         """Play the tables ``games`` to the end of the hand, ``seats[s]`` deciding at seat
         ``s``; the decisions at the seats where ``record`` (a bool per seat) is true are
         returned as ``(obs, masks, probs, state rows)``."""
@@ -272,14 +271,7 @@ class VineSampler:
                 else:
                     u = U[family[g], np.minimum(count[g], U.shape[1] - 1)]
                     count[g] += 1
-                if explore and record is not None and record[seat[sel]].any():
-                    # the recorded seats' main line: a share of uniform play mixed in (their
-                    # recorded probabilities stay the policy's own)
-                    legal = masks[sel] > 0
-                    mix = (1 - explore) * p + explore * legal / legal.sum(1, keepdims=True)
-                    acts[sel] = _draw(np.where(record[seat[sel]][:, None], mix, p), u)
-                else:
-                    acts[sel] = _draw(p, u)
+                acts[sel] = _draw(p, u)
                 if record is not None:
                     mine = record[seat[sel]]
                     if mine.all():
@@ -294,30 +286,25 @@ class VineSampler:
         """The seats of ``role`` (``PUNTER``: every punter seat, ``BANKER``: the bank)."""
         return [s for s in range(self.n) if (s == self.BANKER_SEAT) == (role == BANKER)]
 
-    def sample(
-        self, hands: int, seats: list, record: list[int], merge: bool = False, explore: float = 0.0
-    ) -> VineBatch:
+    def sample(self, hands: int, seats: list, record: list[int], merge: bool = False) -> VineBatch:
         """``hands`` hands, ``seats[s]`` playing seat ``s`` (``seats``), every decision at
         the seats ``record`` branched (see the module docstring; ``record(role)``);
         ``merge``: the repeated decisions merged (``merge``, as ``vine.merge`` says). A
         decision's played values are the deciding seat's chips at the end of the hand, per
-        punter at the bank (the bank's chips over the punters). ``explore``: the recorded
-        seats play the main hands with that share of uniform play mixed in (so that the
-        decisions after a move the policy no longer makes are still met and valued; the
-        branches' continuations play the policy itself). With helper processes
+        punter at the bank (the bank's chips over the punters). With helper processes
         (``start_workers``) the hands are shared out: each process plays its share from a
         seed drawn here, and the batches are joined (and merged again)."""
         if len(seats) != self.n:
             raise ValueError(f"seats: one player per seat ({self.n}), got {len(seats)}")
         if not self._helpers:
-            return self._sample(hands, seats, record, merge, self.rng, explore)
+            return self._sample(hands, seats, record, merge, self.rng)
         w = len(self._helpers) + 1
         shares = [hands // w + (i < hands % w) for i in range(w)]
         seeds = self.rng.integers(2**63, size=w)
         payload = [self._payload(p) for p in seats]
         for conn, share, seed in zip(self._helpers, shares[1:], seeds[1:], strict=True):
-            conn.send((share, payload, list(record), merge, int(seed), explore))
-        parts = [self._sample(shares[0], seats, record, merge, np.random.default_rng(int(seeds[0])), explore)]
+            conn.send((share, payload, list(record), merge, int(seed)))
+        parts = [self._sample(shares[0], seats, record, merge, np.random.default_rng(int(seeds[0])))]
         for conn in self._helpers:
             status, part, steps = conn.recv()
             if status != "ok":
@@ -367,7 +354,7 @@ class VineSampler:
         self._sent[key] = player  # kept: its id stays its own
         return ("frozen", key, player)
 
-    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng, explore: float = 0.0) -> VineBatch:
+    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng) -> VineBatch:
         """``sample`` in this process, drawing from ``rng``."""
         mine = np.zeros(self.n, np.bool_)
         mine[list(record)] = True
@@ -377,7 +364,7 @@ class VineSampler:
         for s in range(0, hands, cap):  # the main hands, in blocks of the tables there are
             g = np.arange(min(cap, hands - s))
             t.start(g, np.full(len(g), self.BANKER_SEAT, np.int64), t.shuffled_decks(len(g), rng))
-            parts += self._play_out(g, seats, rng, record=mine, explore=explore)
+            parts += self._play_out(g, seats, rng, record=mine)
         if not parts:
             raise ValueError(f"no decision at the seats {list(record)} in {hands} hands")
         obs = np.concatenate([x[0] for x in parts])
@@ -421,7 +408,7 @@ def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pi
             break
         if msg is None:
             break
-        hands, payload, record, merge, seed, explore = msg
+        hands, payload, record, merge, seed = msg
         try:
             seats = []
             for item in payload:
@@ -429,7 +416,7 @@ def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pi
                     frozen[item[1]] = item[2]
                 seats.append(item[1] if item[0] == "net" else frozen[item[1]])
             before = sampler.steps
-            batch = sampler._sample(hands, seats, record, merge, np.random.default_rng(seed), explore)
+            batch = sampler._sample(hands, seats, record, merge, np.random.default_rng(seed))
             conn.send(("ok", batch, sampler.steps - before))
         except Exception as e:  # noqa: BLE001  (reported to the sampler that asked)
             conn.send(("error", repr(e), 0))
