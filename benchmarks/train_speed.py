@@ -45,8 +45,15 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
 
     path, _, sets = config.partition("@")  # CONFIG@key=value,key=value: the config with overrides
     cfg = load_config(path, [x for x in sets.split(",") if x])
-    if cfg.learner == "vine":
-        return measure_vine(cfg, role)
+    if cfg.learner == "vine":  # in a process of its own with the BLAS threads train.py gives a learner
+        import multiprocessing as mp
+        import os
+        from unittest import mock
+
+        blas = str(1 if cfg.vine.workers > 1 else cfg.threads)
+        env = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), blas)
+        with mock.patch.dict(os.environ, env), mp.get_context("spawn").Pool(1) as pool:
+            return pool.apply(measure_vine, (cfg, role))
     other = "banker" if role == "punter" else "punter"
     venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, ROLES.index(role)))
     model = make_model(getattr(cfg, role), venv, 0, None)

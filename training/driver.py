@@ -69,7 +69,9 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     pop = _population(cfg, run_dir, state)  # before the learners start: a resume rebuilds it first
     # numpy's BLAS (the networks' forward passes in the learners) gets the learners' thread count
     # too: its own pool of threads, one per core, would fight the other learner for the cores
-    learner = make_learner(cfg, run_dir, state, dict.fromkeys(_BLAS_VARS, str(cfg.threads)))
+    # with sampler helpers (vine.workers) the processes share the cores: one BLAS thread each
+    blas = 1 if cfg.learner == "vine" and cfg.vine.workers > 1 else cfg.threads
+    learner = make_learner(cfg, run_dir, state, dict.fromkeys(_BLAS_VARS, str(blas)))
     try:
         learner.start()
         for gen in range(state.generation + 1, cfg.generations + 1):

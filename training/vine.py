@@ -319,16 +319,19 @@ class VineSampler:
 
     def start_workers(self, workers: int) -> None:
         """Share each ``sample`` call's hands with ``workers - 1`` helper processes (each
-        with its own tables), this process playing its share too."""
+        with its own tables and one BLAS thread), this process playing its share too."""
         import multiprocessing as mp
         import os
+        from unittest import mock
 
         ctx = mp.get_context("spawn")
+        one = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")
         for _ in range(workers - 1):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_sampler_worker, args=(child, self.t.rules, self.t.N, self.n, os.getpid()),
                                daemon=True)  # fmt: skip
-            proc.start()
+            with mock.patch.dict(os.environ, one):  # one BLAS thread each: the processes share the cores
+                proc.start()
             child.close()
             self._helpers.append(parent)
             self._procs.append(proc)
