@@ -52,8 +52,14 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
 
         blas = str(1 if cfg.vine.workers > 1 else cfg.threads)
         env = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), blas)
-        with mock.patch.dict(os.environ, env), mp.get_context("spawn").Pool(1) as pool:
-            return pool.apply(measure_vine, (cfg, role))
+        ctx = mp.get_context("spawn")
+        out = ctx.Queue()
+        proc = ctx.Process(target=_measure_to, args=(out, cfg, role))  # not a daemon: it starts helpers
+        with mock.patch.dict(os.environ, env):
+            proc.start()
+        result = out.get()
+        proc.join()
+        return result
     other = "banker" if role == "punter" else "punter"
     venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, ROLES.index(role)))
     model = make_model(getattr(cfg, role), venv, 0, None)
@@ -82,6 +88,10 @@ def measure(config: str, role: str, steps: int) -> tuple[float, float, float]:
     dt = time.perf_counter() - t0
     rate = (model.num_timesteps - before) / dt
     return rate, env_time[0] / dt, rate  # PPO's loss sees each env step once per epoch
+
+
+def _measure_to(out, cfg, role: str) -> None:
+    out.put(measure_vine(cfg, role))
 
 
 def measure_vine(cfg, role: str) -> tuple[float, float, float]:
