@@ -313,7 +313,7 @@ class VineSampler:
             self.steps += steps
         batch = VineBatch(*(np.concatenate([getattr(b, k) for b in parts]) for k in ("obs", "masks", "probs", "q")))
         if merge:
-            batch.weight = np.concatenate([b.weight for b in parts])
+            batch.weight = np.concatenate([np.ones(len(b)) if b.weight is None else b.weight for b in parts])
             return self.merge(batch)
         return batch
 
