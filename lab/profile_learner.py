@@ -116,10 +116,10 @@ def profile_vine(cfg, args) -> None:
     hands = cfg.vine.punter_hands if me == PUNTER else cfg.vine.banker_hands
     sampler = VineSampler(cfg.rules, cfg.vine.tables, 0)
     layers = [actor(m.policy) for m in models]
-    models[me].train_on(sampler.sample(1_000, layers, me), cfg.vine.steps)  # warm up
+    models[me].train_on(sampler.sample(1_000, layers, sampler.record(me)), cfg.vine.steps)  # warm up
 
     def iteration():
-        batch = sampler.sample(hands, layers, me, cfg.vine.merge)
+        batch = sampler.sample(hands, layers, sampler.record(me), cfg.vine.merge)
         models[me].train_on(batch, cfg.vine.steps, cfg.vine.epochs)
         return batch
 

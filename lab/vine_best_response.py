@@ -139,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(1, a.iterations + 1):
         if learner is None:
             nets[me] = actor(model.policy)
-            model.train_on(sampler.sample(hands, nets, me, merge=True), cfg.vine.steps, cfg.vine.epochs)
+            model.train_on(sampler.sample(hands, nets, sampler.record(me), merge=True), cfg.vine.steps, cfg.vine.epochs)
         else:
             nets[me] = learner
-            learner.step(sampler.sample(hands, nets, me, merge=True), model.kl_coef, model.magnet, model.value_scale)
+            learner.step(sampler.sample(hands, nets, sampler.record(me), merge=True), model.kl_coef, model.magnet, model.value_scale)
         if k % a.every == 0:
             measure(k)
     return 0
