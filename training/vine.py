@@ -193,23 +193,25 @@ class VineSampler:
         asked once per distinct row, as ``_probs``."""
         obs, masks = self.t.observe(games)
         if len(obs) >= 512:
-            k = _row_keys(obs, masks, self._key_raw, self._key_mask)
-            _, first, inv = np.unique(k, return_index=True, return_inverse=True)
-            if len(first) <= len(obs) // 2 and _rows_match(obs, masks, first, inv):
+            g = self._groups(obs, masks, len(obs) // 2, self._key_raw)
+            if g is not None:
+                first, inv = g
                 return player.probs(obs[first], masks[first])[inv]
         return player.probs(obs, masks)
 
-    def row_keys(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def row_keys(self, obs: np.ndarray, masks: np.ndarray, key_obs: np.ndarray | None = None) -> np.ndarray:
         """Each (observation, mask) row's key (float64): a fixed random projection, the same
-        for equal rows (what ``_groups`` groups by; a collision is checked there)."""
-        return _row_keys(np.asarray(obs, np.float32), np.asarray(masks, np.int8), self._key_obs, self._key_mask)
+        for equal rows (what ``_groups`` groups by; a collision is checked there).
+        ``key_obs``: the projection of another observation width (``_key_raw``: unfolded)."""
+        w = self._key_obs if key_obs is None else key_obs
+        return _row_keys(np.asarray(obs, np.float32), np.asarray(masks, np.int8), w, self._key_mask)
 
-    def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None):
+    def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None, key_obs=None):
         """The distinct (observation, mask) rows: ``(first, inv)`` with ``obs[first][inv] ==
         obs`` (and the masks), or ``None`` if there are more than ``most`` of them. Rows
         are grouped by a key (a fixed random projection, computed in a compiled loop) and
         the grouping checked row by row: a collision of keys (never seen) gives ``None``."""
-        _, first, inv = np.unique(self.row_keys(obs, masks), return_index=True, return_inverse=True)
+        _, first, inv = np.unique(self.row_keys(obs, masks, key_obs), return_index=True, return_inverse=True)
         if most is not None and len(first) > most:
             return None
         if _rows_match(obs, masks, first, inv):
