@@ -151,8 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--opponents",
         nargs="+",
-        default=["smart:6"],
-        help="agent specs for the other seats, in seat order (default: smart:6; the web table's default is the pretrained pair)",
+        default=None,
+        help="agent specs for the other seats, in seat order (default: the pretrained agents of this table; "
+        "where none are shipped, smart:6 and bold:5.5, or quattro:5 at quattro e mezzo)",
     )
     ap.add_argument("--banker", type=int, default=None, help="the first banker's seat (default: drawn)")
     ap.add_argument("--episodes", type=int, default=3, help="episodes to play (default 3; q stops earlier)")
@@ -188,8 +189,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
         return refuse(f"--episodes must be at least 1, got {args.episodes}")
     if args.seed < 0:
         return refuse(f"--seed must be a non-negative integer, got {args.seed}")
+    note = ""
     try:
-        for spec in args.opponents:
+        for spec in args.opponents or ():
             check_spec(spec)
         e = raw_env(num_players=args.players, rules=rules_with_options(args.rules, args.rule))
         if args.deck:
@@ -200,7 +202,19 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
             except ValueError as err:
                 raise ValueError(f"--deck: {err}") from None
         others = [s for s in range(args.players) if s != args.seat]
-        specs = {s: args.opponents[i % len(args.opponents)] for i, s in enumerate(others)}
+        if args.opponents:
+            specs = {s: args.opponents[i % len(args.opponents)] for i, s in enumerate(others)}
+        else:  # the pretrained pair (either spec plays both roles), else heuristics sit in
+            first = args.banker if args.banker is not None else others[0]
+            specs = {s: "pretrained:banker" if s == first else "pretrained:punter" for s in others}
+            try:
+                make_agent("pretrained:banker", e)
+            except ValueError as err:
+                from .pretrained import STAND_INS
+
+                bank, punt = STAND_INS[e.rules.scoring]
+                specs = {s: bank if s == first else punt for s in others}
+                note = f"{str(err).split(';')[0].removeprefix('pretrained:banker: ')}: heuristics sit in"
         agents = {s: make_agent(spec, e, seed=args.seed + s) for s, spec in specs.items()}
         if args.script == "-":
             source: TextIO | None = stdin or sys.stdin
@@ -211,6 +225,8 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, console: An
     except ValueError as err:
         return refuse(str(err))
     names = {s: f"[cyan]{escape(spec)}[/cyan]" for s, spec in specs.items()}
+    if note:
+        console.print(f"[dim]{escape(note)}[/dim]")
     me = args.seat
     moves = Moves(source, console)
     score = 0

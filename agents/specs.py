@@ -15,7 +15,7 @@ views' ``opponents``):
 | ``ppo:PATH:sample`` | the same model, sampling its action probabilities |
 | ``cfr:PATH`` | a heads-up CFR+ equilibrium saved by ``evaluate.py --solve`` (``.npz``), either seat, sampling |
 | ``table:PATH`` | any heads-up table-policy pair saved as such a file (a CFR+ solution, or a training run's ``final.npz`` mixture), either seat, sampling |
-| ``pretrained:punter``, ``pretrained:banker`` | the final pair of the default training run (``make train``), shipped with the package (``agents/pretrained/``): heads-up ``spanish``, with or without splits; each plays both roles as the bank passes. No training, torch or SB3 needed (docs/agents.md#pretrained-agents) |
+| ``pretrained:punter``, ``pretrained:banker`` | the final pair of the training run of this table, shipped with the package (``agents/pretrained/``): heads-up ``spanish`` with or without splits, ``spanish``, ``italian`` and Quattro e mezzo at four seats; each plays both roles as the bank passes. No training, torch or SB3 needed (docs/agents.md#pretrained-agents) |
 | ``rllib:PATH`` | the banker and punter policies of a Ray RLlib checkpoint of ``train_rllib.py`` (numpy actors, no Ray needed), either seat, greedy; ``rllib:PATH:sample`` samples |
 
 Every agent is ``agent(obs_dict) -> action`` (``obs_dict`` = ``{"observation", "action_mask"}``)
@@ -48,7 +48,7 @@ _THRESHOLDS = {
 _TABLES = ("cfr", "table")
 _LEARNED = ("ppo", "rllib")  # a model path, greedy or ``:sample``
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-PRETRAINED = {"punter": "spanish-headsup.npz", "banker": "spanish-headsup.npz"}  # the final pair: one file
+PRETRAINED = ("punter", "banker")  # either plays both roles: the pair of the table (agents.pretrained)
 
 
 def _parse_total(kind: str, arg: str, spec: str) -> float:
@@ -125,7 +125,7 @@ class AgentSpec:
         """The file of a ``ppo``, ``cfr`` or ``table`` spec; the checkpoint (a folder, or
         its ``siete_actors.npz``) of an ``rllib`` spec."""
         if self.kind == "pretrained":
-            return PRETRAINED_DIR / PRETRAINED[self.arg]
+            return PRETRAINED_DIR  # the pair is picked by the table (agents.pretrained.agent_for)
         return Path(self.arg) if self.kind in (*_LEARNED, *_TABLES) else None
 
     @property
@@ -154,8 +154,8 @@ def check_spec(spec: str) -> str:
     """Validate a spec string without building an environment (files must exist)."""
     a = AgentSpec.parse(spec)
     path = a.path
-    if a.kind == "pretrained" and path is not None and not path.is_file():
-        raise ValueError(f"bad agent spec {spec!r}: the pretrained file {path} is missing from this install")
+    if a.kind == "pretrained" and path is not None and not any(path.glob("*.npz")):
+        raise ValueError(f"bad agent spec {spec!r}: the pretrained files are missing from this install ({path})")
     if a.kind in _TABLES and path is not None:
         if not path.is_file():
             raise ValueError(f"bad agent spec {spec!r}: no solution file {path}")
@@ -187,16 +187,13 @@ def make_agent(spec: Any, env, seed: int | None = None):
     if a.kind in _THRESHOLDS:
         return _THRESHOLDS[a.kind](env, a.total)
     if a.kind == "pretrained":
-        from .pretrained import PretrainedPair
+        from .pretrained import STAND_INS, agent_for
 
         try:
-            return PretrainedPair.shared(a.path).agent(env, seed)
+            return agent_for(env, seed)
         except ValueError as err:
-            raise ValueError(
-                f"{spec}: the pretrained agents play heads-up spanish (with or without splits), not this table "
-                f"({env.unwrapped.num_players} players, rules {env.unwrapped.rules.preset}); "
-                "at other tables use heuristics such as smart:6 (banker) and bold:5.5 (punter)"
-            ) from err
+            bank, punt = STAND_INS[env.unwrapped.rules.scoring]
+            raise ValueError(f"{spec}: {err}; at other tables use heuristics such as {bank} (banker) and {punt} (punter)") from None
     if a.kind in _TABLES:
         from siete_env.solve import load_tables
 

@@ -118,8 +118,21 @@ def test_versions_and_help_name_the_defaults(capsys):
         with pytest.raises(SystemExit):
             ap.parse_args(["--version"])
         assert "siete-env " in capsys.readouterr().out
-    assert "default: smart:6" in build_parser().format_help()
+    assert "default: the pretrained agents of this table" in build_parser().format_help()
     text = evaluate_parser().format_help()
     for flag in ("--punters", "--bankers", "--seed", "--workers"):
         assert flag in text
     assert "threshold:T" in text and "pretrained:banker" in text and "Defaults: --punters threshold:5.5" in text
+
+
+@pytest.mark.parametrize(("table", "seated"), [
+    (["--players", "4", "--rules", "italian"], ["player_0 pretrained:banker", "player_2 pretrained:punter"]),
+    (["--players", "3"], ["player_0 smart:6", "player_2 bold:5.5", "heuristics sit in"]),
+])  # fmt: skip
+def test_the_default_opponents_are_the_pretrained_agents_of_the_table(table, seated):
+    buf = io.StringIO()
+    console = Console(file=buf, width=400, force_terminal=False, color_system=None)
+    args = ["--seat", "1", "--banker", "0", "--episodes", "1", "--script", "-", *table]
+    assert main(args, stdin=io.StringIO("q\n"), console=console) == 0
+    for text in seated:
+        assert text in buf.getvalue()

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from agents.pretrained import shipped
 from agents.specs import PRETRAINED, PRETRAINED_DIR, AgentSpec, make_agent
 from siete_env import raw_env
 
@@ -59,12 +60,66 @@ def test_they_play_both_seats_of_a_heads_up_spanish_table(rules):
 
 
 def test_specs_and_bad_uses():
-    assert AgentSpec.parse("pretrained:punter").path == PRETRAINED_DIR / PRETRAINED["punter"]
+    assert AgentSpec.parse("pretrained:punter").path == PRETRAINED_DIR and PRETRAINED == ("punter", "banker")
     with pytest.raises(ValueError, match="pretrained:punter, pretrained:banker"):
         AgentSpec.parse("pretrained:dealer")
-    e = raw_env(num_players=3, rules="spanish")
-    with pytest.raises(ValueError, match="play heads-up spanish"):
-        make_agent("pretrained:banker", e)
+    for players, rules in ((3, "spanish"), (4, {"preset": "spanish", "max_splits": 0}), (2, "italian")):
+        e = raw_env(num_players=players, rules=rules)
+        with pytest.raises(ValueError, match="no pretrained agents for this table.*they sit at.*4 players italian"):
+            make_agent("pretrained:banker", e)
+
+
+NETWORK_PAIRS = [s for s in shipped() if s.meta.get("kind") == "networks"]
+
+
+def test_a_network_pair_for_each_table_people_sit_at():
+    """Heads-up spanish with splits, spanish, italian and quattro e mezzo at four seats (issue 48)."""
+    tables = {(s.num_players, s.rules["preset"], bool(s.rules["max_splits"])) for s in NETWORK_PAIRS}
+    assert {(2, "spanish", True), (4, "spanish", True), (4, "italian", False)} <= tables
+    assert any(s.num_players == 4 and s.rules["scoring"] == "points" for s in NETWORK_PAIRS)
+
+
+@pytest.mark.parametrize("pair", NETWORK_PAIRS, ids=lambda s: s.name)
+def test_network_pairs_sit_at_their_table_and_play_every_seat(pair):
+    """By spec, at the table the JSON names (rules given as the preset's name where they are
+    the preset's): each seat's move is legal, the bank's turns go to the banker network."""
+    from agents.pretrained import NetworkPair, NetworkPairAgent
+
+    preset_rules = raw_env(num_players=2, rules=pair.rules["preset"]).rules.model_dump(mode="json")
+    rules = pair.rules["preset"] if preset_rules == pair.rules else pair.rules
+    e = raw_env(num_players=pair.num_players, rules=rules)
+    agents = {s: make_agent(f"pretrained:{('punter', 'banker')[s % 2]}", e, seed=s) for s in range(pair.num_players)}
+    assert all(type(a) is NetworkPairAgent for a in agents.values())
+    loaded = NetworkPair.shared(pair.file)
+    assert agents[0].banker.policy is loaded.banker and agents[1].punter.policy is loaded.punter
+    e.reset(seed=0)
+    start = list(e.game.chips)
+    for _ in range(20):
+        for agent in e.agent_iter():
+            _, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            obs = e.observe(agent)
+            action = agents[e.seat_of(agent)](obs)
+            assert obs["action_mask"][action]
+            e.step(action)
+        e.reset()
+    if e.rules.scoring == "stakes":
+        assert sum(e.game.chips) == sum(start)
+    with pytest.raises(ValueError, match="trained for"):
+        NetworkPairAgent(raw_env(num_players=3, rules="spanish"), loaded)
+
+
+def test_network_pairs_quote_their_run_and_docs_quote_them():
+    docs = (PRETRAINED_DIR.parent.parent / "docs" / "agents.md").read_text()
+    for pair in NETWORK_PAIRS:
+        meta = pair.meta
+        assert meta["command"].startswith("python train.py --config configs/train/") and meta["commit"]
+        rep = meta["report"]
+        assert set(rep["learned_best_response_gain"]) == {"banker", "punter"}
+        assert f"{rep['punter_worst']['mean']:+.3f}" in docs, pair.name
+        assert f"`{pair.name}.npz`" in docs
 
 
 def test_they_play_without_torch_or_sb3():

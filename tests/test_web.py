@@ -111,8 +111,8 @@ def test_the_page_never_shows_another_seats_face_down_card():
         ({"opponents": "x" * 10_000}, "opponents: each is an agent spec string"),
         ({"rules": "y" * 10_000}, "rules must be a preset"),
         ({"deck": "5o 5o", "opponents": "smart:6"}, "listed twice"),
-        ({"players": 4, "opponents": "pretrained:punter"}, "pretrained agents play heads-up spanish"),
-        ({"players": 4, "opponents": "pretrained:punter smart:6"}, "pretrained agents play heads-up spanish"),
+        ({"players": 3, "opponents": "pretrained:punter"}, "no pretrained agents for this table"),
+        ({"players": 3, "opponents": "pretrained:punter smart:6"}, "no pretrained agents for this table"),
     ],
 )
 def test_bad_table_settings_are_refused_with_what_is_allowed(client, body, message):
@@ -376,7 +376,10 @@ def test_results_are_trimmed(monkeypatch):
 
 def test_the_pretrained_pair_is_loaded_once():
     a, b = Table(seed=0), Table(seed=1)
-    assert a.agents[0].punter.draw_p is b.agents[0].punter.draw_p  # one copy shared by every table
+    assert a.agents[0].punter.policy is b.agents[0].punter.policy  # one copy shared by every table
+    rules = {"preset": "spanish", "max_splits": 0}
+    a, b = Table(rules, seed=0), Table(rules, seed=1)
+    assert a.agents[0].punter.draw_p is b.agents[0].punter.draw_p
 
 
 def test_bad_command_line_is_refused_before_serving(capsys):
@@ -480,6 +483,10 @@ def test_a_full_hand_in_a_real_browser(browser, server, tmp_path):
     ({"players": 3}, {"smart:6", "bold:5.5"}),
     ({"players": 2, "rules": "quattro_e_mezzo"}, {"quattro:5"}),
     ({"players": 2}, {"pretrained agent"}),  # not "pretrained:banker": it plays both roles
+    ({"players": 2, "rules": {"preset": "spanish", "max_splits": 0}}, {"pretrained agent"}),
+    ({"players": 4}, {"pretrained agent"}),
+    ({"players": 4, "rules": "italian"}, {"pretrained agent"}),
+    ({"players": 4, "rules": "quattro_e_mezzo"}, {"pretrained agent"}),
 ])  # fmt: skip
 def test_default_opponents_are_the_pretrained_agents_where_they_can_sit(client, body, specs):
     r = client.post("/api/new", json={"seat": 1, "seed": 0, **body})

@@ -6,6 +6,13 @@ re-measures (``tests/test_pretrained.py``).
 
     python -m training.ship runs/default-s0 [--command "make train"]
     python -m training.ship --refresh      # re-measure the shipped file's values only
+    python -m training.ship runs/table4-s0 --name spanish-4 \
+        --command "python train.py --config configs/train/table4.yaml"
+
+A run that ends with its last snapshots (``evaluation.select: last``: the tables the exact
+evaluator cannot reach) ships as a ``NetworkPair``: its final punter and banker networks,
+read without unpickling, and beside them what the run's own report measured (the worst cases
+of its round robin, the learned best responses' gains).
 
 The values are exact (``siete_env.solve``, heads-up, the rules the file was solved for):
 the pair's NashConv and both best-response values, and the pair's expected chips per hand
@@ -25,7 +32,10 @@ import numpy as np
 
 from agents.specs import PRETRAINED_DIR as TARGET  # agents/pretrained/
 
-__all__ = ["BANKERS", "PUNTERS", "STATED_DIGITS", "build_pair", "exact_values", "main", "stated"]
+__all__ = [
+    "BANKERS", "PUNTERS", "STATED_DIGITS", "build_network_pair", "build_pair", "exact_values", "main", "report_figures",
+    "ship_networks", "stated",
+]  # fmt: skip
 
 PUNTERS = ("random", "threshold:5", "threshold:5.5", "bold:5.5")
 BANKERS = ("random", "banker:5.5", "banker:6", "smart:6")
@@ -105,6 +115,70 @@ def build_pair(run: Path, samples: int = 1_000_000, epochs: int = 20):
     return PretrainedPair(tables.rules, tables.bet, tables.draw, banker), what
 
 
+def build_network_pair(run: Path):
+    """A run's final networks (``punter.zip``, ``banker.zip``) as a ``NetworkPair`` for
+    the run's table."""
+    import yaml
+
+    from agents.learned import load_policy
+    from agents.pretrained import NetworkPair
+    from siete_env.rules import resolve_rules
+
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    rules = resolve_rules(cfg["rules"]).model_dump(mode="json")
+    return NetworkPair(
+        rules, int(cfg["num_players"]), load_policy(str(run / "punter.zip")), load_policy(str(run / "banker.zip"))
+    )
+
+
+def report_figures(run: Path) -> dict:
+    """What the run's report measured, as the shipped JSON quotes it: each learned seat's
+    worst result against the baselines and the learned best responses' gains."""
+
+    def short(x: dict) -> dict:
+        return {"mean": round(x["mean"], 4), "ci95": round(x["ci95"], 4)}
+
+    rep = json.loads((run / "report.json").read_text())
+    worst = rep["worst_cases"]
+    out: dict = {}
+    for side, key in (("punter", "punters"), ("banker", "bankers")):
+        crit = worst[f"{key}_criterion"]
+        out[f"{side}_worst"] = {"against": crit["learned_worst"]["against"], **short(crit["learned_worst"])}
+        out[f"best_baseline_{side}"] = {
+            "agent": crit["best_baseline"],
+            "against": crit["best_baseline_worst"]["against"],
+            **short(crit["best_baseline_worst"]),
+        }
+    out["learned_best_response_gain"] = {
+        e["seat"]: short(e["gain"]) for e in rep.get("exploit") or [] if e["name"] == "final pair" and e.get("gain")
+    }
+    out["train_seconds"] = round(rep["train_seconds"])
+    return out
+
+
+def ship_networks(run: Path, name: str, command: str, commit: str) -> Path:
+    """Write ``agents/pretrained/<name>.npz`` and ``<name>.json`` from a run that ends with
+    its last snapshots."""
+    pair = build_network_pair(run)
+    dst = TARGET / f"{name}.npz"
+    pair.save(dst)
+    cfg = json.loads((run / "report.json").read_text())["config"]
+    meta = {
+        "file": dst.name,
+        "kind": "networks",
+        "what": f"the final punter and banker networks of the {cfg['name']} training run (its last generation), sampled",
+        "command": command,
+        "run": str(run),
+        "commit": commit,
+        "seed": cfg["seed"],
+        "num_players": pair.num_players,
+        "rules": pair.rules,
+        "report": report_figures(run),
+    }
+    (TARGET / f"{name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return dst
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", nargs="?", help="a run folder with final.npz (evaluation.select: mixture)")
@@ -122,15 +196,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.run:
         ap.error("give a run folder (or --refresh)")
-    src = Path(args.run) / "final.npz"
-    if not src.is_file():
-        ap.error(f"{src} does not exist: the run must end with a final mixture (evaluation.select: mixture)")
     commit = (
         args.commit
         or subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
     )
+    src = Path(args.run) / "final.npz"
+    if not src.is_file():
+        if not (Path(args.run) / "punter.zip").is_file() or not (Path(args.run) / "report.json").is_file():
+            ap.error(f"{args.run} has neither final.npz (a final mixture) nor punter.zip and report.json (a finished run)")
+        dst = ship_networks(Path(args.run), args.name, args.command, commit)
+        print(f"wrote {dst} ({dst.stat().st_size / 1e6:.2f} MB) and {args.name}.json")
+        return 0
     t = time.perf_counter()
     pair, banker = build_pair(Path(args.run))
     dst = TARGET / f"{args.name}.npz"

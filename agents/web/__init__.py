@@ -1,6 +1,7 @@
 """The web table: play Siete y Media in a browser against the agents (``siete-table``).
 
     siete-table                                   # heads-up against the pretrained agents, http://127.0.0.1:8000
+    siete-table --players 4 --rules italian       # the pretrained agents of that table
     siete-table --players 4 --opponents smart:6 bold:5.5 --rules italian --port 8080
     siete-table --models runs/default/gen_020     # its *.zip / *.npz offered to the page as model:NAME
 
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.pretrained import STAND_INS
 from agents.specs import SPEC_HELP, AgentSpec, check_spec, make_agent
 from siete_env import version_text
 from siete_env.guide import describe_action, player_guide
@@ -43,10 +45,6 @@ from siete_env.rules import PRESETS, Rules, cut, resolve_rules
 from siete_env.view import event_lines, seat_view
 
 DEFAULT_OPPONENTS = ("pretrained:banker", "pretrained:punter")  # the banker's seat, a punter's seat
-HEURISTICS = {
-    "stakes": ("smart:6", "bold:5.5"),
-    "points": ("quattro:5", "quattro:5"),
-}  # where the pretrained cannot sit
 HEURISTIC_KINDS = {
     "stakes": ("random", "threshold", "banker", "smart", "bold"),
     "points": ("random", "quattro"),
@@ -125,11 +123,11 @@ class Table:
             except ValueError as err:
                 if opponents:
                     raise
-                # the pretrained agents play heads-up spanish only: heuristics sit in elsewhere
-                fallback = HEURISTICS[self.env.rules.scoring]
+                # no pretrained pair plays this table: heuristics sit in (agents.pretrained.STAND_INS)
+                fallback = STAND_INS[self.env.rules.scoring]
                 self.specs, self.agents = self._seat(list(fallback), others, banker, seed, by_role=True)
                 self.note = (
-                    f"the pretrained agents play heads-up spanish only ({err.args[0].split(';')[0]}): heuristics sit in"
+                    f"{err.args[0].split(';')[0].removeprefix('pretrained:banker: ')}: heuristics sit in"
                 )
         except (ValueError, TypeError) as err:
             raise TableError(cut(str(err)), "opponents") from None
