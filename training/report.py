@@ -114,6 +114,101 @@ def worst_cases(t: Tournament, learned_punter: str, learned_banker: str) -> dict
     return out
 
 
+def _interval(mean: float, ci95: float, by: str) -> dict[str, Any]:
+    return {"mean": mean, "ci95": ci95, "low": mean - ci95, "high": mean + ci95, "by": by}
+
+
+def exploitability_vs_baselines(
+    tournament: dict[str, Any], exploit: list[dict[str, Any]] | None, lp: str, lb: str, num_players: int
+) -> dict[str, Any] | None:
+    """Whether each learned policy is less exploitable than every baseline of its role,
+    intervals apart, and each seat's learned gain per punter.
+
+    A policy's exploitability is what a best response earns against it: in a punter's seat
+    against a banker (the punter's result), in the bank against the punters (the bank's).
+    For the learned policies that is the final pair's responders' result (``exploit``). For
+    a baseline it is **at least** the best any policy of the round robin earns against it
+    (the learned opponent included), or a responder's result where a line-up of
+    ``exploit`` has that baseline frozen (``evaluation.exploit_others``, or
+    ``benchmarks/baseline_exploit.py``): a lower bound, so "apart" means the learned
+    policy's responder stays below it."""
+    final = {r["seat"]: r for r in exploit or [] if r.get("name") == "final pair" and "learned" in r}
+    if set(final) != {"banker", "punter"}:
+        return None
+    results = tournament["matches"]
+    per_punter = num_players - 1
+    out: dict[str, Any] = {}
+    # (role, the responder's seat against it, the other role's key in a match)
+    for role, br_seat, learned in (("banker", "punter", lb), ("punter", "banker", lp)):
+        r = final[br_seat]["learned"]
+        mine = _interval(r["mean"], r["ci95"], f"the {br_seat} responder")
+        rows = []
+        matches = [m for m in results if (m["banker"] if role == "banker" else m["punters"][0]) != learned]
+        for base in dict.fromkeys(m["banker"] if role == "banker" else m["punters"][0] for m in matches):
+            best = None
+            for m in matches:
+                me = m["banker"] if role == "banker" else m["punters"][0]
+                if me != base:
+                    continue
+                est = m["punter"] if role == "banker" else m["banker_result"]
+                other = m["punters"][0] if role == "banker" else m["banker"]
+                if best is None or est["mean"] > best["mean"]:
+                    best = _interval(est["mean"], est["ci95"], other)
+            for x in exploit or []:
+                frozen = x.get("banker") if role == "banker" else x.get("punters")
+                if x.get("seat") == br_seat and frozen == base and "learned" in x and x.get("name") != "final pair":
+                    g = x["learned"]
+                    if best is None or g["mean"] > best["mean"]:
+                        best = _interval(g["mean"], g["ci95"], f"a {br_seat} responder ({x['name']})")
+            rows.append({"baseline": base, "bound": best, "apart": mine["high"] < best["low"]})
+        gain = final[role]["gain"]
+        scale = per_punter if role == "banker" else 1
+        out[role] = {
+            "learned": mine,
+            "baselines": rows,
+            "met": all(x["apart"] for x in rows),
+            "gain_per_punter": _interval(gain["mean"] / scale, gain["ci95"] / scale, "the final pair's responder"),
+        }
+    return out
+
+
+def exploitability_markdown(ex: dict[str, Any], names: dict[str, str], unit: str) -> list[str]:
+    lines = [
+        "## Less exploitable than every baseline?",
+        "",
+        "A policy's exploitability is what a best response earns against it. The learned policies': the responders "
+        "above. A baseline's: **at least** the best any policy of the round robin earns against it (or a responder "
+        "against it, where one was measured); the learned policy is less exploitable where its responder's interval "
+        f"lies below that bound's ({unit} per hand, 95% CI).",
+        "",
+        "| role | policy | what a best response earns against it (at least, for a baseline) | by | apart from the learned |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
+    for role in ("banker", "punter"):
+        x = ex[role]
+        m = x["learned"]
+        lines.append(f"| {role} | **learned {role}** | {m['mean']:+.4f} ± {m['ci95']:.4f} | {m['by']} | |")
+        for b in x["baselines"]:
+            bd = b["bound"]
+            lines.append(
+                f"| {role} | {_label(b['baseline'], names)} | {bd['mean']:+.4f} ± {bd['ci95']:.4f} "
+                f"| {_label(bd['by'], names)} | {'yes' if b['apart'] else '**no**'} |"
+            )
+    lines.append("")
+    for role in ("banker", "punter"):
+        x = ex[role]
+        g = x["gain_per_punter"]
+        not_apart = [_label(b["baseline"], names) for b in x["baselines"] if not b["apart"]]
+        lines.append(
+            f"- Learned {role}: less exploitable than every baseline {role}: **{'MET' if x['met'] else 'NOT MET'}**"
+            + (f" (not apart: {', '.join(not_apart)})" if not_apart else "")
+            + f"; its responder's gain per punter {g['mean']:+.4f} ± {g['ci95']:.4f} "
+            + ("(≤ 0.05)" if g["mean"] <= 0.05 else "(**over 0.05**)")
+        )
+    lines.append("")
+    return lines
+
+
 def _criterion_text(wc: dict[str, Any], role: str, names: dict[str, str]) -> str:
     c = wc[f"{role}_criterion"]
     m, b = c["learned_worst"], c["best_baseline_worst"]
@@ -171,6 +266,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
         "final_nash_conv": final_nc,
         "exploit": exploit,
+        "exploitability": exploitability_vs_baselines(t.to_dict(), exploit, lp, lb, cfg.num_players),
         "reference": _reference(cfg),
         "wall_seconds": state.wall_seconds,
     }
@@ -499,6 +595,8 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
     nc = report.get("nash_conv") or []
     if report.get("exploit"):
         lines += exploit_markdown(report["exploit"], e.exploit_seconds)
+    if report.get("exploitability"):
+        lines += exploitability_markdown(report["exploitability"], names, unit)
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
                   "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
