@@ -223,3 +223,40 @@ def test_common_decks_survive_shoe_reshuffles():
                 reshuffles[i] += sum(1 for ev in g.events[before:] if ev[0] == 9)  # EV_RESHUFFLE
         assert decks[0] == decks[1], ep
     assert reshuffles[0] > 0 and reshuffles[1] > 0 and reshuffles[0] != reshuffles[1]
+
+
+def test_less_exploitable_than_every_baseline_from_bounds_and_responders():
+    """A baseline's exploitability is bounded below by the best result of the round robin
+    against it, raised by a responder against it; the learned policy's is its final
+    responder's result; "apart" needs the learned interval below the bound's."""
+    from training.report import exploitability_markdown, exploitability_vs_baselines
+
+    def est(mean, ci=0.01):
+        return {"mean": mean, "ci95": ci}
+
+    def match(p, b, punter, bank):
+        return {"banker": b, "punters": [p, p, p], "punter": est(punter), "banker_result": est(bank)}
+
+    lp, lb = "ppo:p.zip:sample", "ppo:b.zip:sample"
+    tournament = {"matches": [
+        match("bold:5.5", "banker:6", 0.10, -0.30), match(lp, "banker:6", 0.50, -1.50),
+        match("bold:5.5", lb, 0.20, -0.60), match(lp, lb, 0.45, -1.35),
+    ]}  # fmt: skip
+    final = [
+        {"name": "final pair", "seat": "punter", "learned": est(0.48), "gain": est(0.03)},
+        {"name": "final pair", "seat": "banker", "learned": est(-1.20), "gain": est(0.15)},
+    ]
+    ex = exploitability_vs_baselines(tournament, final, lp, lb, 4)
+    (bank,) = ex["banker"]["baselines"]
+    assert bank["baseline"] == "banker:6" and bank["bound"]["mean"] == 0.50 and bank["bound"]["by"] == lp
+    assert not bank["apart"] and not ex["banker"]["met"]  # 0.48 + 0.01 is not below 0.50 - 0.01
+    (punt,) = ex["punter"]["baselines"]
+    assert punt["bound"]["mean"] == -0.30 and punt["apart"] and ex["punter"]["met"]  # the best bank against bold
+    assert ex["banker"]["gain_per_punter"]["mean"] == pytest.approx(0.05) and ex["punter"]["gain_per_punter"]["mean"] == 0.03
+    # a responder against banker:6 raises its bound: now apart
+    more = [{"name": "against banker:6", "seat": "punter", "banker": "banker:6", "punters": lp, "learned": est(0.60)}]
+    ex = exploitability_vs_baselines(tournament, final + more, lp, lb, 4)
+    assert ex["banker"]["met"] and ex["banker"]["baselines"][0]["bound"]["by"] == "a punter responder (against banker:6)"
+    text = "\n".join(exploitability_markdown(ex, {lp: "learned punter", lb: "learned banker"}, "chips"))
+    assert "less exploitable than every baseline banker: **MET**" in text
+    assert exploitability_vs_baselines(tournament, final[:1], lp, lb, 4) is None  # one seat measured: no verdict
