@@ -6,8 +6,8 @@ in one run.
 
 Both learn a punter against ``smart:6`` on 64 batched tables with one torch thread (the
 snippet sets it). *snippet*: ``n_steps=32`` (64 x 32 = 2,048 samples per update),
-``batch_size=512``, ``n_epochs=4``, ``gamma=1.0``, two 128-unit tanh layers (``train.py``'s
-``configs/train/fast.yaml``); it learns ``--steps`` env steps after a warm-up of one update.
+``batch_size=512``, ``n_epochs=4``, ``gamma=1.0``, two 128-unit tanh layers (the deleted pools
+learner's ``fast.yaml``: docs/experiments.md#the-pools-learner); it learns ``--steps`` env steps after a warm-up of one update.
 *defaults*: ``MaskablePPO("MlpPolicy", venv)``: ``n_steps=2048`` per table (131,072 samples
 per update), minibatches of 64, 10 epochs, two 64-unit tanh layers; it learns one update
 (the least ``learn()`` does). Prints env steps per second of ``learn()`` (collection and

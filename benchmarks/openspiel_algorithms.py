@@ -20,10 +20,10 @@ Needs the ``openspiel`` extra (``pip install -e .[openspiel]``). Three parts:
    run for ``--budget`` seconds; at each checkpoint the clock stops and the average policy's
    **exact NashConv** in the full game is measured (``solve.nash_conv`` of the policies turned
    into ``action_probs`` policies by ``siete_env.openspiel.policy.from_openspiel``).
-3. **PPO self-play**: this project's ``configs/train/selfplay.yaml`` (8 generations, ~9 min);
-   its figures are read from a finished run's ``state.json`` with ``--ppo-run runs/selfplay-s0``
-   (``--ppo-minutes``: its wall-clock), otherwise the figures measured earlier (docs/results.md) are
-   printed and labelled as such.
+3. **PPO self-play**: the deleted pools learner's ``selfplay.yaml`` (8 generations, ~9 min; at
+   b2100ec, docs/experiments.md#the-pools-learner): the figures measured then are printed and
+   labelled as such, or a finished run's on this game are read from its ``state.json`` with
+   ``--ppo-run RUN_DIR`` (``--ppo-minutes``: its wall-clock).
 
 Prints the tables; ``--json PATH`` writes them.
 """
@@ -49,7 +49,7 @@ SINGLE = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_split
 SINGLE_PARAM = "bet_levels:[1] four_swap:off max_splits:0"
 STAKES_SWAP = {"preset": "spanish", "max_splits": 0}
 STAKES_SWAP_PARAM = "max_splits:0"
-# configs/train/selfplay.yaml, seed 0, as measured in docs/results.md (8 generations, 9.2 min with
+# the pools learner's selfplay.yaml (deleted after b2100ec), seed 0, as measured then (8 generations, 9.2 min with
 # the 25-pairing report): the NashConv of each generation's pair and of the final pair (the
 # least exploitable mixture of the 8 snapshots).
 PPO_MEASURED = {
@@ -161,15 +161,15 @@ def ppo_figures(run: str | None, minutes: float | None) -> dict[str, Any]:
     if run:
         state = json.loads((Path(run) / "state.json").read_text())
         return {
-            "algorithm": "PPO self-play (configs/train/selfplay.yaml)",
+            "algorithm": "self-play (train.py)",
             "source": f"{run}/state.json",
             "minutes": minutes if minutes is not None else "?",
             "per_generation": [round(g["nash_conv"], 4) for g in state["nash_conv"]],
             "final": round(state["final"]["nash_conv"], 4) if "final" in state else state["nash_conv"][-1]["nash_conv"],
         }
     return {
-        "algorithm": "PPO self-play (configs/train/selfplay.yaml)",
-        "source": "docs/results.md (measured earlier, not re-run here)",
+        "algorithm": "PPO self-play (the pools learner's selfplay.yaml, deleted after b2100ec)",
+        "source": "docs/experiments.md#the-pools-learner (measured earlier, not re-run here)",
         **PPO_MEASURED,
     }
 
@@ -185,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--episodes", type=int, default=100_000, help="episodes per cross-check pair")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: check, outcome, external, cfr")
-    ap.add_argument("--ppo-run", default=None, help="a finished selfplay run folder to read the PPO figures from")
+    ap.add_argument(
+        "--ppo-run", default=None, help="a finished run folder on this game to read the self-play figures from"
+    )
     ap.add_argument("--ppo-minutes", type=float, default=None, help="that run's wall-clock, minutes")
     ap.add_argument("--json", default=None, help="write the results here")
     args = ap.parse_args(argv)

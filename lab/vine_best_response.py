@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     other = "punter" if a.role == "banker" else "banker"
     mine_zip, other_zip = a.run / a.generation / f"{a.role}.zip", a.run / a.generation / f"{other}.zip"
     opponent = make_agent(AgentSpec.model(other_zip, True), table)
-    venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), a.role, a.seed)
+    venv = make_venv(cfg, a.role, a.seed)
     model = VinePPO.load(mine_zip, env=venv, device="cpu")
     ppo = getattr(cfg, a.role).ppo
     hands = a.hands or (cfg.vine.banker_hands if a.role == "banker" else cfg.vine.punter_hands)

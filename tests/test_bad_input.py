@@ -81,7 +81,7 @@ def files(tmp_path_factory):
     }
     for name, change in spoiled.items():
         np.savez(d / f"table_{name}.npz", **{**good, **change})
-    (d / "dup.yaml").write_text((ROOT / "configs/train/fast.yaml").read_text() + "generations: 2\n")
+    (d / "dup.yaml").write_text((ROOT / "configs/train/smoke.yaml").read_text() + "generations: 2\n")
     (d / "duprules.yaml").write_text("preset: spanish\nmax_splits: 0\nmax_splits: 1\n")
     (d / "latin1.yaml").write_bytes("preset: spanish\n# señor\n".encode("latin-1"))
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
@@ -166,7 +166,7 @@ def resume(f, tmp, state: bytes | None, snapshot: bool = True):
     """train.py --resume on a run folder whose state.json holds ``state``."""
     run = tmp / "run"
     run.mkdir(exist_ok=True)
-    (run / "config.yaml").write_text((ROOT / "configs" / "train" / "fast.yaml").read_text())
+    (run / "config.yaml").write_text((ROOT / "configs" / "train" / "default.yaml").read_text())
     if snapshot:
         (run / "gen_001").mkdir(exist_ok=True)
         (run / "gen_001" / "banker.zip").write_bytes(b"")
@@ -294,12 +294,10 @@ SILENT = {
         2,
         ["name", "letters, digits"],
     ),
-    "config n_envs 10**6 (dummy)": (
-        lambda f, t: train(
-            "--config", ROOT / "configs/train/pools.yaml", "--set", "n_envs=1000000", "--run-dir", t / "r"
-        ),
+    "config learner: pools": (
+        lambda f, t: train("--set", "learner=pools", "--run-dir", t / "r"),
         2,
-        ["n_envs", "1024"],
+        ["learner", "the only learner is vine", "docs/experiments.md#the-pools-learner"],
     ),
 }
 

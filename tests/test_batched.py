@@ -389,32 +389,32 @@ def test_play_match_engine_choice():
         play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=5, engine="batched")
 
 
-def test_train_py_uses_the_batched_envs(tmp_path):
-    """``vec_env: batched``: the learners' environments are SeatVectorEnv tables behind the
-    SB3 adapter, their pools take learned snapshots (asked through ``action_probs``), and a
-    config the batched engine cannot play is refused before anything starts."""
+def test_seat_tables_take_learned_snapshots_and_the_learner_needs_batched_rules(tmp_path):
+    """``training.learners.seat_venv``: SeatVectorEnv tables behind the SB3 adapter, whose
+    pools take learned snapshots (asked through ``action_probs``); and a training config
+    the batched engine cannot play is refused before anything starts."""
     pytest.importorskip("sb3_contrib")
     import yaml
 
     from tests.test_train_cli import TINY
     from training.config import load_config
-    from training.learners import make_model, make_venv
+    from training.learners import make_model, make_venv, seat_venv
 
     path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump(dict(TINY, vec_env="batched", n_envs=8)))
-    cfg = load_config(path, ["punter.ppo.n_steps=32", "banker.ppo.n_steps=32"])
-    venv = make_venv(cfg, "banker", 0)
+    path.write_text(yaml.safe_dump(TINY))
+    cfg = load_config(path)
+    venv = seat_venv("banker", cfg.rules, 2, "threshold:5.5", None, 8, 0)
     assert isinstance(venv.venv.venv, SeatVectorEnv) and venv.num_envs == 8
     snap = tmp_path / "punter.zip"
     make_model(cfg.punter, make_venv(cfg, "punter", 1), 0, None).save(snap)
     venv.env_method("set_opponents", {"threshold:5.5": 0.5, f"ppo:{snap}": 0.5}, None)
     kinds = venv.venv.venv._params[:, 0]
     assert sorted(kinds.tolist()) == [0, 2]  # the heuristic in the kernels, the snapshot through action_probs
-    model = make_model(cfg.banker, venv, 0, None)
-    model.learn(512)
-    assert model.num_timesteps >= 512
+    venv.reset()
+    rng = np.array([1], np.uint64)
+    for _ in range(64):  # the learned punter plays inside step
+        venv.step(random_legal_actions(venv.venv.venv.action_masks(), rng))
     sessions = tmp_path / "sessions.yaml"
     sessions.write_text("preset: spanish\nhands_per_episode: 3\n")
-    with pytest.raises(ValueError, match="vec_env: batched needs rules the batched engine plays.*hands_per_episode=3"):
+    with pytest.raises(ValueError, match="the vine learner needs rules the batched engine plays.*hands_per_episode=3"):
         load_config(path, [f"rules={sessions}"])
-    assert load_config("configs/train/fast.yaml").vec_env == "batched"

@@ -221,7 +221,7 @@ def test_lists_yaml_files_and_cli_values_still_work(tmp_path):
 def test_train_set_rule_values_are_parsed_per_option(tmp_path):
     from training.config import load_config
 
-    cfg = yaml.safe_load((ROOT / "configs" / "train" / "pools.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "configs" / "train" / "full.yaml").read_text())  # nothing exact asked
     cfg["rules"] = {"preset": "spanish", "max_splits": 0}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -355,17 +355,14 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has died (an init that does not reap keeps it)
 
 
-TINY_LONG = {  # learners that are still busy in learn() when their parent is killed
+TINY_LONG = {  # learners that are still busy in their iterations when their parent is killed
     "name": "orphans",
     "rules": "spanish",
     "generations": 1,
-    "learner": "pools",
-    "vec_env": "dummy",
     "threads": 1,
-    "n_envs": 1,
-    "punter": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
-    "banker": {"steps": 10_000_000, "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [8]}},
-    "opponents": {"baseline_punters": ["threshold:5.5"], "baseline_bankers": ["banker:6"]},
+    "vine": {"iterations": 1000, "punter_hands": 2000, "banker_hands": 2000, "tables": 2000, "snapshot_every": 0},
+    "punter": {"ppo": {"net_arch": [8]}},
+    "banker": {"ppo": {"net_arch": [8]}},
     "evaluation": {
         "punters": ["threshold:5.5"],
         "bankers": ["banker:6"],
@@ -378,9 +375,9 @@ TINY_LONG = {  # learners that are still busy in learn() when their parent is ki
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_learners_die_with_a_killed_train_py(tmp_path):
-    """SIGKILL train.py while both learners are in learn(): they (and the resource tracker)
-    are gone within 2 s and write nothing more into the run folder. ~10 s: two spawned
-    interpreters import torch and sb3."""
+    """SIGKILL train.py while the learners are in their iterations: they (and the resource
+    tracker) are gone within 2 s and write nothing more into the run folder. ~10 s: two
+    spawned interpreters import torch and sb3."""
     cfg, run = tmp_path / "c.yaml", tmp_path / "run"
     cfg.write_text(yaml.safe_dump(TINY_LONG))
     p = subprocess.Popen(
@@ -392,7 +389,9 @@ def test_learners_die_with_a_killed_train_py(tmp_path):
     )
     try:
         deadline = time.monotonic() + 120
-        while not (len(list((run / "tb").glob("punter_*"))) and len(list((run / "tb").glob("banker_*")))):
+        while not (
+            len(list((run / "tb" / "punter").glob("events.*"))) and len(list((run / "tb" / "banker").glob("events.*")))
+        ):
             assert p.poll() is None, p.stderr.read().decode()[-3000:]
             assert time.monotonic() < deadline, "the learners never started learning"
             time.sleep(0.1)

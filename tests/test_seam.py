@@ -10,7 +10,6 @@ import pytest
 
 from training import driver
 from training.config import TrainConfig
-from training.pools import PoolsLearner
 from training.runs import ROLES
 from training.seam import Snapshots
 from training.vine_run import VineLearner
@@ -39,7 +38,7 @@ class FakeLearner:
             (self.run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
             (self.run_dir / rel).write_bytes(rel.encode())
         yield Snapshots(gen, paths, steps={"punter": 10, "banker": 20}, seconds={"punter": 1.0, "banker": 2.0},
-                        wall_seconds=1.5, pools={"punter": {"banker:6": 1.0}})  # fmt: skip
+                        wall_seconds=1.5)  # fmt: skip
 
     def stop(self):
         self.calls.append("stop")
@@ -53,10 +52,9 @@ def _run(monkeypatch, tmp_path, fail_at=None, resume=False):
     return calls, driver.train(TrainConfig(**CFG), tmp_path, resume=resume)
 
 
-def test_both_learners_are_behind_the_seam():
-    for cls in (VineLearner, PoolsLearner):
-        for method in ("start", "generation", "stop"):
-            assert callable(getattr(cls, method, None)), (cls, method)
+def test_the_learner_is_behind_the_seam():
+    for method in ("start", "generation", "stop"):
+        assert callable(getattr(VineLearner, method, None)), method
 
 
 def test_the_driver_records_what_the_learner_yields(monkeypatch, tmp_path):
@@ -66,7 +64,6 @@ def test_the_driver_records_what_the_learner_yields(monkeypatch, tmp_path):
     assert state.generation == 3 and state.banker_snapshots == [f"gen_{g:03d}/banker.zip" for g in (1, 2, 3)]
     assert state.learn_steps == {"punter": 30, "banker": 60}
     assert state.learn_seconds == {"punter": 3.0, "banker": 6.0} and state.learn_wall_seconds == 4.5
-    assert state.pools == [{"punter": {"banker:6": 1.0}}] * 3
     assert (tmp_path / "punter.zip").read_bytes() == b"gen_003/punter.zip"  # select: last
     assert json.loads((tmp_path / "state.json").read_text())["generation"] == 3
     kept = json.loads((tmp_path / "gen_002" / "state.json").read_text())  # as it stood after generation 2
@@ -93,9 +90,9 @@ def test_learners_do_not_reach_back_into_the_driver():
         found = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         return found | {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 
-    for learner in ("vine_run", "pools", "vine", "learners", "seam"):
+    for learner in ("vine_run", "vine", "learners", "seam"):
         assert not imports(learner) & {"training.driver", "training.train_cli"}, learner
     import inspect
 
     source = inspect.getsource(driver).replace(inspect.getsource(driver.make_learner), "")
-    assert "vine_run" not in source and "training.pools" not in source and "VinePPO" not in source
+    assert "vine_run" not in source and "VinePPO" not in source

@@ -1,5 +1,5 @@
 """The vine learner (``training.vine``): branched hands, the all-actions mirror-descent
-loss, and a tiny ``learner: vine`` run of train.py measured exactly."""
+loss, and a tiny run of train.py measured exactly."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _cfg(**over):
 
     ppo = {"net_arch": [16], "learning_rate": 3e-3, "magnet": 0.0, "kl_coef": 0.0}
     data = {"name": "vine-test", "rules": RULES, "num_players": 2, "seed": 0, "generations": 1,
-            "learner": "vine", "vec_env": "batched", "threads": 1,
+            "threads": 1,
             "vine": {"iterations": 1, "punter_hands": 500, "banker_hands": 500, "steps": 4, "tables": 4000,
                      "epochs": 1, "merge": False, "alternate": False, "snapshot_every": 0},
             "punter": {"ppo": ppo}, "banker": {"ppo": ppo}, "opponents": {"sample": False},
@@ -40,11 +40,10 @@ def _cfg(**over):
 
 def _model(cfg, role, seed=0, **extra):
     from training.learners import make_model, make_venv
-    from training.vine import VinePPO
 
-    venv = make_venv(cfg.model_copy(update={"n_envs": 1}), role, seed)
+    venv = make_venv(cfg, role, seed)
     args = {"kl_coef": getattr(cfg, role).ppo.kl_coef, "value_scale": 2.0, **extra}
-    return make_model(getattr(cfg, role), venv, seed, None, cls=VinePPO, extra=args)
+    return make_model(getattr(cfg, role), venv, seed, None, extra=args)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +175,7 @@ def test_merged_rows_stand_for_the_decisions_with_the_same_loss(pair):
     stats = []
     for b in (batch, merged):
         m = _model(cfg, "punter", 5, kl_coef=0.3)  # another network: every term of the loss nonzero
-        set_rates(m, 0.0, 0.05)
+        set_rates(m, 0.0)
         stats.append(m.train_on(b, steps=1))
     assert all(abs(v) > 1e-5 for v in stats[0].values())
     for k in stats[0]:
@@ -305,15 +304,17 @@ def test_snapshots_within_generations_are_taken_where_the_config_says():
     assert not any(_cfg(generations=3).iterate_snapshot(g, i) for g in range(1, 4) for i in range(1, 2))
 
 
-def test_pools_learner_needs_its_steps():
+def test_the_pools_learner_is_refused():
     from pydantic import ValidationError
 
     from training.config import TrainConfig
 
     data = _cfg().model_dump()
     data["learner"] = "pools"
-    with pytest.raises(ValidationError, match=r"punter\.steps and banker\.steps"):
+    with pytest.raises(ValidationError, match=r"the only learner is vine"):
         TrainConfig(**data)
+    data["learner"] = "vine"  # as an old run folder's config.yaml says it: read
+    assert TrainConfig(**data) == _cfg()
 
 
 def test_the_value_scale_is_the_top_stake_unless_given():
@@ -332,7 +333,7 @@ def _train(*args, timeout=600):
 
 
 def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
-    """Two generations of ``learner: vine``: each generation's pair measured exactly (the
+    """Two generations of the vine learner: each generation's pair measured exactly (the
     figure recomputed here from the saved snapshots), the final mixture, and the run as it
     stood after generation 1 (``gen_001/state.json``, without generation 2's files), resumed,
     ends with the same weights, measures and mixture as the uninterrupted run."""
@@ -388,16 +389,6 @@ def test_a_vine_run_measures_every_generation_and_resumes_exactly(tmp_path):
                 np.testing.assert_array_equal(ba, bb)
     p1, p2 = (load_policy(str(a / g / "punter.zip")) for g in ("gen_001", "gen_002"))
     assert any(not np.array_equal(x[0], y[0]) for x, y in zip(p1.layers, p2.layers, strict=True))
-
-
-@pytest.mark.parametrize("key", ["punter.steps", "opponents.exploiter_share", "rounds", "banker.baseline_share"])
-def test_the_pools_keys_are_refused_by_the_vine_learner(key):
-    from training.config import DEFAULT_CONFIG, load_config
-
-    path = DEFAULT_CONFIG  # make train's: learner vine
-    value = {"punter.steps": 1000, "opponents.exploiter_share": 0.2, "rounds": 2, "banker.baseline_share": 0.1}[key]
-    with pytest.raises(ValueError, match=rf"does not use {key}.*vine\.iterations"):
-        load_config(path, [f"{key}={value}"])
 
 
 def _report_env(role, cfg_data, run_dir, snapshot, conn, counter, parent_pid):

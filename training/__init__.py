@@ -2,22 +2,21 @@
 ``training.train_cli.main`` and ``training.evaluate_cli.main``) run. Its modules:
 
 * ``training.config``: the training config (``TrainConfig``, ``load_config``), validated;
-  ``TrainConfig()`` is ``configs/train/default.yaml``, and a key the chosen learner does not
-  read is refused;
+  ``TrainConfig()`` is ``configs/train/default.yaml``, and a key of the deleted pools learner
+  is refused (at its old default, as old run folders list it, it is read);
 * ``training.train_cli``: ``python train.py`` (``siete-train``): its options, then the run
   and its report;
 * ``training.driver``: the run driver, top-down: the generations through the learner, the
   state, the exact measures, the final pair;
 * ``training.seam``: the learner seam (``Learner``: start, a generation's ``Snapshots``,
-  stop; the driver's ``make_learner`` picks the config's learner);
-* ``training.vine``: the vine learner (``learner: vine``, the default): branched hands on the
-  batched engine and ``VinePPO``'s all-actions mirror-descent loss;
+  stop; the driver's ``make_learner`` makes the learner);
+* ``training.vine``: the vine learner: branched hands on the batched engine and
+  ``VinePPO``'s all-actions mirror-descent loss;
 * ``training.vine_run``: ``VineLearner``, the vine learner behind the seam: its two
   processes and a generation's iterations;
-* ``training.pools``: ``PoolsLearner``, ``learner: pools`` behind the seam: MaskablePPO
-  against pools of opponents, its two processes;
-* ``training.learners``: a learner's environments and model; ``model_class``, the one rule
-  choosing a learner's class for a new run and a resumed one;
+* ``training.learners``: a learner's model and the table giving it its spaces;
+  ``model_args``, the one rule giving a learner its loss's arguments for a new run and a
+  resumed one;
 * ``training.runs``: a run folder: its state (``RunState``, ``state.json``), its lock, the
   specs of its final policies, atomic JSON files;
 * ``training.outputs``: output files and folders checked before the work, written atomically;

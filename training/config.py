@@ -15,20 +15,50 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from agents.specs import AgentSpec, check_spec
 from siete_env.rules import check_table, cut, load_yaml, parse_rule_value, read_yaml_mapping, resolve_rules, shorten
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "train" / "default.yaml"  # configs/ at the root links here
-MAX_DUMMY_ENVS = 1024  # SeatEnv tables stepped one by one in Python (DummyVecEnv)
-# what each learner does not read (given other values than the defaults, they are refused):
-# MaskablePPO's rollout and loss settings, which the vine learner replaces (training.vine)
-POOLS_ONLY_PPO = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
-                  "ent_coef_final", "vf_coef")  # fmt: skip
-POOLS_ONLY = ("rounds", "n_envs", "vec_env")  # the vine learner steps its own batched tables (vine.tables)
-POOLS_ONLY_ROLE = ("steps", "baseline_share")
-POOLS_ONLY_OPPONENTS = ("snapshots", "weighting", "temperature", "exploiter_share", "copunters")
-VINE_ONLY_PPO = ("kl_coef", "magnet", "magnet_final")  # the vine learner's mirror-descent step (training.vine.VinePPO)
+# The keys of the pools learner (MaskablePPO against pools of opponents), deleted with it
+# (docs/experiments.md#the-pools-learner), each with the value a vine run's config.yaml lists
+# it at (a run folder's config.yaml holds every key): that value is read and dropped, any
+# other is refused, naming the key.
+RETIRED = {"learner": "vine", "rounds": 1, "n_envs": 8, "vec_env": "batched", "parallel": True}
+RETIRED_ROLE = {"steps": None, "baseline_share": 0.5}
+RETIRED_PPO = {"n_steps": 256, "batch_size": 512, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95, "clip_range": 0.2,
+               "ent_coef": 0.0, "ent_coef_final": None, "vf_coef": 0.5}  # fmt: skip
+RETIRED_OPPONENTS = {"baseline_punters": ["threshold:5", "threshold:5.5", "bold:5.5"],
+                     "baseline_bankers": ["banker:5.5", "banker:6", "smart:6"], "snapshots": 0,
+                     "weighting": "prioritized", "temperature": 0.1, "exploiter_share": 0.0,
+                     "copunters": "baselines"}  # fmt: skip
+
+
+def _retire(data: Any, retired: dict[str, Any]) -> Any:
+    """``data`` without the retired keys at their old defaults; an error (``retired_key``,
+    its ``key`` in the context) for a retired key given any other value."""
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    for key, old in retired.items():
+        if key not in data:
+            continue
+        if data[key] != old:
+            if key == "learner":
+                msg = (
+                    "the only learner is vine: remove the key (the pools learner, MaskablePPO against pools of "
+                    "opponents, was deleted: docs/experiments.md#the-pools-learner)"
+                )
+            else:
+                msg = (
+                    "a key of the pools learner, deleted (docs/experiments.md#the-pools-learner): remove it; the "
+                    "vine learner's budget is vine.iterations, vine.punter_hands, vine.banker_hands and vine.steps"
+                    + ("; its pull toward uniform play ppo.magnet" if key.startswith("ent_coef") else "")
+                )
+            raise PydanticCustomError("retired_key", msg, {"key": key, "value": data[key]})
+        del data[key]
+    return data
 
 
 # --------------------------------------------------------------------------- config
@@ -37,59 +67,46 @@ class _Strict(BaseModel):
 
 
 class Rates(NamedTuple):
-    """A generation's rates (``PPOConfig.at``): each learner reads its own."""
+    """A generation's rates (``PPOConfig.at``)."""
 
     learning_rate: float
-    ent_coef: float  # learner: pools (MaskablePPO's entropy bonus)
-    magnet: float  # learner: vine (VinePPO's pull toward the uniform policy)
+    magnet: float  # VinePPO's pull toward the uniform policy
 
 
 class PPOConfig(_Strict):
-    """A learner's network and optimiser (the names are SB3's). The defaults are the shipped
-    recipe's (``configs/train/default.yaml``, the vine learner); the keys only
-    ``learner: pools`` reads (``POOLS_ONLY_PPO``) keep MaskablePPO's defaults."""
+    """A learner's network and its mirror-descent step (``training.vine.VinePPO``; the
+    names are SB3's where it has them). The defaults are the shipped recipe's
+    (``configs/train/default.yaml``)."""
 
     learning_rate: float = Field(5e-3, gt=0)
-    n_steps: int = Field(256, ge=8, description="rollout steps per environment")
-    batch_size: int = Field(512, ge=8)
-    n_epochs: int = Field(4, ge=1)
-    gamma: float = Field(1.0, gt=0, le=1)
-    gae_lambda: float = Field(0.95, ge=0, le=1)
-    clip_range: float = Field(0.2, gt=0)
-    ent_coef: float = Field(0.0, ge=0, description="MaskablePPO's entropy bonus (learner: pools only)")
     learning_rate_final: float | None = Field(
         1e-3,
         gt=0,
         description="if set: the learning rate goes linearly from learning_rate (generation 1) to this (the last)",
     )
-    ent_coef_final: float | None = Field(
-        None,
-        ge=0,
-        description="if set: the entropy bonus goes linearly from ent_coef (generation 1) to this (the last; "
-        "learner: pools only)",
-    )
     magnet: float = Field(
         0.05,
         ge=0,
-        description="the vine learner's pull toward the magnet, the uniform policy: weight of KL(new policy || "
-        "uniform) in its loss (learner: vine only)",
+        description="the pull toward the magnet, the uniform policy: weight of KL(new policy || uniform) in the loss",
     )
     magnet_final: float | None = Field(
         0.005,
         ge=0,
-        description="if set: the magnet's weight goes linearly from magnet (generation 1) to this (the last; "
-        "learner: vine only)",
+        description="if set: the magnet's weight goes linearly from magnet (generation 1) to this (the last)",
     )
-    vf_coef: float = Field(0.5, ge=0)
     kl_coef: float = Field(
         0.3,
         ge=0,
-        description="the vine learner's mirror-descent step: weight of KL(new policy || the policy that played) "
-        "in its loss (training.vine.VinePPO; learner: vine only)",
+        description="the mirror-descent step: weight of KL(new policy || the policy that played) in the loss",
     )
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        return _retire(data, RETIRED_PPO)
 
     @field_validator("net_arch")
     @classmethod
@@ -106,68 +123,33 @@ class PPOConfig(_Strict):
         def walk(first: float, final: float | None) -> float:
             return first if final is None else first + f * (final - first)
 
-        return Rates(
-            walk(self.learning_rate, self.learning_rate_final),
-            walk(self.ent_coef, self.ent_coef_final),
-            walk(self.magnet, self.magnet_final),
-        )
+        return Rates(walk(self.learning_rate, self.learning_rate_final), walk(self.magnet, self.magnet_final))
 
 
 class RoleConfig(_Strict):
     """One learner."""
 
-    steps: int | None = Field(
-        None, ge=1, description="learner env steps per generation (learner: pools; the vine learner's budget is vine.*)"
-    )
-    baseline_share: float = Field(
-        0.5, ge=0, le=1, description="share of this learner's hands against the baselines (the rest: snapshots)"
-    )
     ppo: PPOConfig = Field(default_factory=PPOConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        return _retire(data, RETIRED_ROLE)
 
 
 class OpponentsConfig(_Strict):
-    """The training pools."""
+    """How the snapshots play."""
 
-    baseline_punters: list[str] = Field(
-        default_factory=lambda: ["threshold:5", "threshold:5.5", "bold:5.5"], min_length=1
-    )
-    baseline_bankers: list[str] = Field(default_factory=lambda: ["banker:5.5", "banker:6", "smart:6"], min_length=1)
-    snapshots: int = Field(0, ge=0, description="newest snapshots kept in a pool (0: all of them)")
-    weighting: Literal["uniform", "prioritized"] = Field(
-        "prioritized",
-        description="how the pool shares its baselines' hands: uniformly, or prioritized fictitious self-play "
-        "(the baselines weighted exp(-result/temperature) by the last generation's evaluation: the opponents "
-        "the learner does worst against are met most)",
-    )
-    temperature: float = Field(0.1, gt=0, description="chips per hand; lower: focus harder on the worst opponent")
     sample: bool = Field(
         True,
         description="the snapshots play by sampling their action probabilities (false: greedy, their most "
-        "probable action): as opponents in the pools, in the exact evaluation, in mixtures and in the report",
-    )
-    exploiter_share: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="share of each learner's hands against the exact best response to its own newest "
-        "snapshot (computed by siete_env.solve after every generation, saved as gen_XXX/br.npz; heads-up "
-        "rules the exact evaluator covers): the learner meets the opponent that exploits it most",
-    )
-    copunters: Literal["baselines", "snapshots"] = Field(
-        "baselines",
-        description="at a table of three or more: the punter learner's fellow punters are the baseline punters, "
-        "or (snapshots) its own snapshots (baseline_share of them the baseline punters; the first generation "
-        "meets the baselines): every punter at the table then plays the learned policy",
+        "probable action): in the exact evaluation, in mixtures and in the report",
     )
 
-    @field_validator("baseline_punters", "baseline_bankers")
+    @model_validator(mode="before")
     @classmethod
-    def _specs(cls, v: list[str]) -> list[str]:
-        for s in v:
-            if AgentSpec.parse(s).learned:
-                raise ValueError(f"baseline {s!r}: baselines are heuristic specs; learned snapshots join by themselves")
-            check_spec(s)
-        return v
+    def _retired(cls, data: Any) -> Any:
+        return _retire(data, RETIRED_OPPONENTS)
 
 
 class EvaluationConfig(_Strict):
@@ -232,7 +214,7 @@ class EvaluationConfig(_Strict):
 
 
 class VineConfig(_Strict):
-    """``learner: vine`` (``training.vine``): both learners play each other's newest weights
+    """The vine learner (``training.vine``): both learners play each other's newest weights
     and branch every decision of their role over its legal actions."""
 
     iterations: int = Field(24, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
@@ -283,42 +265,22 @@ class TrainConfig(_Strict):
     num_players: int = Field(2, ge=2, le=12)
     seed: int = Field(0, ge=0)
     generations: int = Field(6, ge=1)
-    rounds: int = Field(
-        1,
-        ge=1,
-        description="rounds per generation: each learner's steps are split into this many rounds and, after "
-        "each round, both learners meet the other's newest weights (the newest member of their snapshot "
-        "pools) without a snapshot or an exact measure: fresher opponents at no cost",
-    )
-    n_envs: int = Field(8, ge=1)
-    vec_env: Literal["dummy", "batched"] = Field(
-        "batched",
-        description="the learners' environments: dummy (SB3's DummyVecEnv of SeatEnv, the AEC engine) or batched "
-        "(siete_env.batched: the n_envs tables stepped together by the batched engine, opponents in batch; "
-        "the spanish rules it plays, one hand per episode)",
-    )
     threads: int = Field(
         2,
         ge=1,
         description="torch and numpy-BLAS threads per learner process (1 is fastest while both learners work at once "
         "on a small machine; 2 speed up learners that take turns)",
     )
-    parallel: bool = Field(
-        True,
-        description="train both learners at once, in two processes (each generation against the other's "
-        "snapshots up to the previous generation); false: alternate, the banker after the punter",
-    )
-    learner: Literal["pools", "vine"] = Field(
-        "vine",
-        description="pools: each learner runs MaskablePPO against a pool of opponents (the other's snapshots, "
-        "heuristics, exploiters); vine: both learn at once against each other's newest weights from branched "
-        "hands with an all-actions mirror-descent loss (training.vine; any table of the batched engine's rules)",
-    )
     vine: VineConfig = Field(default_factory=VineConfig)
     punter: RoleConfig = Field(default_factory=RoleConfig)
     banker: RoleConfig = Field(default_factory=RoleConfig)
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        return _retire(data, RETIRED)
 
     @field_validator("name")
     @classmethod
@@ -352,91 +314,24 @@ class TrainConfig(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _batched_rules(self) -> TrainConfig:
-        if self.vec_env == "batched":
-            from siete_env.batched import check_rules
-
-            try:
-                check_rules(self.rules, self.num_players)
-            except ValueError as err:
-                raise ValueError(f"vec_env: batched needs rules the batched engine plays: {err}") from None
-        return self
-
-    @model_validator(mode="after")
-    def _learner(self) -> TrainConfig:
-        # a key the chosen learner does not read is refused when given another value than its
-        # default, not silently ignored (the defaults are the shipped recipe's: the vine learner)
-        def changed(model, keys: tuple[str, ...], prefix: str) -> list[str]:
-            fields = type(model).model_fields
-            return [prefix + k for k in keys if getattr(model, k) != fields[k].get_default(call_default_factory=True)]
-
-        roles = ("punter", "banker")
-        if self.learner == "pools":
-            missing = [r for r in roles if getattr(self, r).steps is None]
-            if missing:
-                raise ValueError(f"learner: pools needs {' and '.join(r + '.steps' for r in missing)}")
-            unused = [k for r in roles for k in changed(getattr(self, r).ppo, VINE_ONLY_PPO, f"{r}.ppo.")]
-            unused += changed(self.vine, tuple(VineConfig.model_fields), "vine.")
-            if unused:
-                raise ValueError(
-                    f"learner: pools does not use {', '.join(unused)} (the vine learner's keys): remove them, "
-                    "or use learner: vine"
-                )
-            return self
-        unused = changed(self, POOLS_ONLY, "")
-        for r in roles:
-            unused += changed(getattr(self, r), POOLS_ONLY_ROLE, f"{r}.")
-            unused += changed(getattr(self, r).ppo, POOLS_ONLY_PPO, f"{r}.ppo.")
-        unused += changed(self.opponents, POOLS_ONLY_OPPONENTS, "opponents.")
-        if unused:
-            magnet = " and its pull toward the uniform policy ppo.magnet(_final)" if "ent_coef" in str(unused) else ""
-            raise ValueError(
-                f"learner: vine does not use {', '.join(unused)} (the pools' keys; its budget is vine.iterations, "
-                f"vine.punter_hands, vine.banker_hands, vine.steps{magnet}): remove them, or use learner: pools"
-            )
+    def _vine_rules(self) -> TrainConfig:
         from siete_env.batched import check_rules
 
         try:
             rules = check_rules(self.rules, self.num_players)
         except ValueError as err:
-            raise ValueError(f"learner: vine needs rules the batched engine plays: {err}") from None
+            raise ValueError(f"the vine learner needs rules the batched engine plays: {err}") from None
         if rules.bank_auction:  # its roles are seats for a whole hand (training/vine.py)
             raise ValueError(
-                "learner: vine keeps each role at its seat for the whole hand, and bank_auction sells the bank "
-                "within one: set bank_auction: false, or use learner: pools"
+                "the vine learner keeps each role at its seat for the whole hand, and bank_auction sells the bank "
+                "within one: set bank_auction: false"
             )
-        return self
-
-    @model_validator(mode="after")
-    def _n_envs(self) -> TrainConfig:
-        if self.vec_env == "dummy" and self.n_envs > MAX_DUMMY_ENVS:
-            raise ValueError(
-                f"n_envs {self.n_envs}: vec_env: dummy steps each table in Python, at most {MAX_DUMMY_ENVS}; "
-                "vec_env: batched for more"
-            )
-        if self.vec_env == "batched":
-            from siete_env.batched import BatchedTables
-            from siete_env.batched.engine import check_num_tables
-
-            check_num_tables(self.n_envs, 2 * BatchedTables(1, self.num_players, self.rules).bytes_per_table, "n_envs")
         return self
 
     @model_validator(mode="after")
     def _exact_needed(self) -> TrainConfig:
-        wants = []
-        if self.opponents.exploiter_share > 0:
-            wants.append("opponents.exploiter_share")
-        for role in ("punter", "banker"):
-            total = getattr(self, role).baseline_share + self.opponents.exploiter_share
-            if total > 1:
-                raise ValueError(
-                    f"{role}.baseline_share + opponents.exploiter_share is {total:g}: at most 1 (the rest of the "
-                    "hands go to the snapshots)"
-                )
-        if self.evaluation.select == "mixture":
-            wants.append("evaluation.select: mixture")
         v = self.vine
-        if self.learner == "vine" and v.snapshot_every:
+        if v.snapshot_every:
             if v.snapshot_every >= v.iterations:
                 raise ValueError(
                     f"vine.snapshot_every is {v.snapshot_every} and vine.iterations {v.iterations}: snapshots within a "
@@ -445,11 +340,11 @@ class TrainConfig(_Strict):
                 )
             if self.evaluation.select != "mixture":
                 raise ValueError("vine.snapshot_every needs evaluation.select: mixture (the snapshots it adds join it)")
-        if not wants:
+        if self.evaluation.select != "mixture":
             return self
         from siete_env import solve
 
-        need = " and ".join(wants) + (" need" if len(wants) > 1 else " needs")
+        need = "evaluation.select: mixture needs"
 
         if self.num_players != 2:
             raise ValueError(f"{need} heads-up play (num_players: 2), got {self.num_players}")
@@ -466,14 +361,20 @@ class TrainConfig(_Strict):
         return self.vine.value_scale or float(max(resolve_rules(self.rules).bet_levels))
 
 
+def _loc(err: dict[str, Any]) -> tuple[Any, ...]:
+    """Where an error is: its key's path (a retired key's, in the section that holds it)."""
+    return (*err["loc"], err["ctx"]["key"]) if err["type"] == "retired_key" else tuple(err["loc"])
+
+
 def _format_errors(e: ValidationError) -> str:
     lines = []
     for err in e.errors():
-        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        loc = ".".join(str(x) for x in _loc(err)) or "(top level)"
         msg = cut(err["msg"].removeprefix("Value error, "))
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        got = "" if not err["loc"] else f" (got {shorten(err.get('input'))})"  # top level: the message says it
+        value = err["ctx"]["value"] if err["type"] == "retired_key" else err.get("input")
+        got = "" if not _loc(err) else f" (got {shorten(value)})"  # top level: the message says it
         lines.append(f"  {loc}: {msg}{got}")
     return "\n".join(lines)
 
@@ -492,7 +393,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     """A validated config from a YAML file plus ``key=value`` overrides (dotted keys,
     YAML values). Any problem raises ``ValueError`` naming the key and what is allowed."""
     return read_config(
-        TrainConfig, path or DEFAULT_CONFIG, overrides, "training config", "generations=3, punter.steps=20000"
+        TrainConfig, path or DEFAULT_CONFIG, overrides, "training config", "generations=3, vine.iterations=8"
     )
 
 
@@ -522,7 +423,7 @@ def read_config(model: type[Config], path: str | Path, overrides: list[str] | No
     except (ValidationError, ValueError) as e:
         detail = f"\n{_format_errors(e)}" if isinstance(e, ValidationError) else f" {e}"
         # a key given a bad value of its own is not a clash: the usual message names it
-        own = isinstance(e, ValidationError) and any(".".join(map(str, x["loc"])) in given for x in e.errors())
+        own = isinstance(e, ValidationError) and any(".".join(map(str, _loc(x))) in given for x in e.errors())
         if given and not own and _valid(model, read_config_mapping(path)):
             # the file alone is valid: the overrides are what clash (with it, or with each other)
             sets = " ".join(given[k] for k in given)

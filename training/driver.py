@@ -10,7 +10,7 @@ everything around them, once:
    their exact NashConv where the exact evaluator covers the rules (heads-up, and the
    rules ``siete_env.solve`` solves), each pair joining the population of snapshots;
 3. after each generation, the snapshots against the evaluation baselines (the learning
-   curves, and the results the pools learner's next opponents are weighted by);
+   curves; ``evaluation.generation_hands``);
 4. after the last, the final pair: the least exploitable mixture of the snapshots
    (``evaluation.select: mixture``), or one generation's snapshots;
 
@@ -33,7 +33,6 @@ _BLAS_VARS = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_TH
 for _var in _BLAS_VARS:
     os.environ[_var] = "1"
 
-import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from agents.specs import AgentSpec  # noqa: E402
@@ -43,13 +42,12 @@ from training.runs import (  # noqa: E402
     ROLES,
     FinalMixture,
     RunState,
-    best_responses_file,
     heaviest_member,
     lock_run_dir,
 )
 from training.seam import Learner, Snapshots  # noqa: E402
 
-__all__ = ["make_learner", "save_best_responses", "select_generation", "train"]
+__all__ = ["make_learner", "select_generation", "train"]
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> RunState:
@@ -70,7 +68,7 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
     # numpy's BLAS (the networks' forward passes in the learners) gets the learners' thread count
     # too: its own pool of threads, one per core, would fight the other learner for the cores
     # with sampler helpers (vine.workers) the processes share the cores: one BLAS thread each
-    blas = 1 if cfg.learner == "vine" and cfg.vine.workers > 1 else cfg.threads
+    blas = 1 if cfg.vine.workers > 1 else cfg.threads
     learner = make_learner(cfg, run_dir, state, dict.fromkeys(_BLAS_VARS, str(blas)))
     try:
         learner.start()
@@ -94,21 +92,17 @@ def _train(cfg: TrainConfig, run_dir: Path, resume: bool) -> RunState:
 
 
 def make_learner(cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None) -> Learner:
-    """The config's learner (``training.seam.Learner``) for the run in ``run_dir``
+    """The learner (``training.seam.Learner``: the vine learner) for the run in ``run_dir``
     (``state``: where it starts from); ``env``: environment variables its processes start
     with (their BLAS threads)."""
-    if cfg.learner == "vine":
-        from training.vine_run import VineLearner
+    from training.vine_run import VineLearner
 
-        return VineLearner(cfg, run_dir, state, env)
-    from training.pools import PoolsLearner
-
-    return PoolsLearner(cfg, run_dir, state, env)
+    return VineLearner(cfg, run_dir, state, env)
 
 
 def _record(state: RunState, snaps: Snapshots) -> None:
     """What a learner's ``Snapshots`` tell the state: the learning's cost, and a
-    generation's own snapshots (and the pools it met)."""
+    generation's own snapshots."""
     for r in ROLES:
         state.learn_steps[r] += snaps.steps.get(r, 0)
         state.learn_seconds[r] += snaps.seconds.get(r, 0.0)
@@ -116,8 +110,6 @@ def _record(state: RunState, snaps: Snapshots) -> None:
     if snaps.iteration is None:
         for r in ROLES:
             state.snapshots(r).append(snaps.paths[r])
-        if snaps.pools is not None:
-            state.pools.append(snaps.pools)
 
 
 def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: float) -> RunState:
@@ -206,8 +198,7 @@ def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
 
 def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """After a generation: the new policies against the evaluation baselines (learning
-    curves; also the results that prioritize the next generation's opponents), and their
-    exact NashConv where the exact evaluator covers the rules."""
+    curves), and their exact NashConv where the exact evaluator covers the rules."""
     from agents.tournament import play_matches
 
     e, o = cfg.evaluation, cfg.opponents
@@ -220,23 +211,18 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: in
     hands = e.generation_hands
     if not hands:
         return
-    bankers = list(dict.fromkeys([*e.bankers, *o.baseline_bankers]))
-    punters = list(dict.fromkeys([*e.punters, *o.baseline_punters]))
+    bankers, punters = list(dict.fromkeys(e.bankers)), list(dict.fromkeys(e.punters))
     common = {"rules": cfg.rules, "num_players": cfg.num_players, "hands": hands, "seed": e.seed + gen}
     jobs = [{"banker": b, "punters": punter, **common} for b in bankers]
     jobs += [{"banker": banker, "punters": p, **common} for p in punters]
     jobs += [{"banker": banker, "punters": punter, **common}]
     res = play_matches(jobs, workers=e.workers)
     nb = len(bankers)
-    last = {"punter": {}, "banker": {}}
     for b, r in zip(bankers, res[:nb], strict=True):
-        last["punter"][b] = r.punter.mean
         _curve(curves, f"punter vs {b}", r.punter)
     for p, r in zip(punters, res[nb:-1], strict=True):
-        last["banker"][p] = r.banker_result.mean
         _curve(curves, f"banker vs {p}", r.banker_result)
     _curve(curves, "punter vs learned banker", res[-1].punter)
-    state.last_results = last
     _tb_scalars(
         run_dir,
         gen,
@@ -257,9 +243,7 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
     except ValueError as err:
         state.exact_note = f"NashConv not computed: {err}"
         return
-    pe, row = _exact_pair(cfg, run_dir, state.punter_snapshots[-1], state.banker_snapshots[-1], pop)
-    if cfg.opponents.exploiter_share > 0:  # the exploiters of the next generation's pools
-        save_best_responses(cfg, best_responses_file(run_dir, state.punter_snapshots[-1]), pe)
+    _, row = _exact_pair(cfg, run_dir, state.punter_snapshots[-1], state.banker_snapshots[-1], pop)
     state.nash_conv.append({"generation": gen, **row})
     _tb_scalars(run_dir, gen, {"nash_conv": row["nash_conv"]})
 
@@ -285,7 +269,7 @@ def _exact_pair(cfg: TrainConfig, run_dir: Path, punter_rel: str, banker_rel: st
     sample = cfg.opponents.sample
     p_agent = make_agent(AgentSpec.model(run_dir / punter_rel, sample), table)
     b_agent = make_agent(AgentSpec.model(run_dir / banker_rel, sample), table)
-    with table_workers(2 if cfg.parallel else 1):  # the banker network's table: both cores (the learners wait)
+    with table_workers(2):  # the banker network's table: both cores (the learners wait)
         pe = solve.evaluate_pair(p_agent, b_agent, cfg.rules)
     nc = pe.result
     if pop is not None:  # the pair also joins the population of snapshots
@@ -293,22 +277,6 @@ def _exact_pair(cfg: TrainConfig, run_dir: Path, punter_rel: str, banker_rel: st
     row = {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value, "nash_conv": nc.nash_conv,
            "exploitability": nc.exploitability, "seconds": time.perf_counter() - t0}  # fmt: skip
     return pe, row
-
-
-def save_best_responses(cfg: TrainConfig, path: Path, pe) -> None:
-    """The exact best responses to one generation's pair (``pe``: its
-    ``siete_env.solve.evaluate_pair``), as one table file playing either seat
-    (``table:PATH``): as punter the best response to the banker, as banker the best
-    response to the punter. Where the punter snapshot never stands (its greedy play does
-    not reach a view, so any banker play is a best response there) the banker plays as its
-    own snapshot does, not an arbitrary default: a sampling learner does reach those views."""
-    from siete_env import solve
-
-    ev = solve.evaluator(cfg.rules)
-    unreached = pe.W.reshape(len(pe.hit), -1).sum(1) == 0
-    hit = np.where(unreached[:, None], pe.hit, np.asarray(pe.br_hit, np.float64))
-    p_bet, p_draw = ev.punter_table(solve.TabularPunterPolicy(ev, pe.br_bet, pe.br_draw))
-    solve.BestResponseTables(ev.rules.model_dump(mode="json"), p_bet, p_draw, hit, pe.result, ev).save(path)
 
 
 def _curve(curves: dict[str, Any], name: str, est) -> None:

@@ -1,5 +1,6 @@
 """A learner's parts, shared by ``train.py`` (self-play) and ``training.exploit``
-(learned best responses): its environments and its MaskablePPO model."""
+(learned best responses): its model (``training.vine.VinePPO``, saved as a MaskablePPO zip)
+and the single-seat environment that gives the model its spaces."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from training.config import RoleConfig, TrainConfig
 
-__all__ = ["derive_seed", "learner_model", "load_weights", "make_model", "make_venv", "model_class", "seat_venv"]
+__all__ = ["derive_seed", "learner_model", "load_weights", "make_model", "make_venv", "model_args", "seat_venv"]
 
 
 def derive_seed(seed: int, *keys: int) -> int:
@@ -29,44 +30,38 @@ class ConstantSchedule:
         return self.value
 
 
-def set_rates(model, learning_rate: float, ent_coef: float | None = None, magnet: float | None = None) -> None:
-    """A generation's rates on a learner's model: the learning rate (MaskablePPO's own
-    ``train`` reads it through ``lr_schedule``, the vine loss reads ``learning_rate``), and
-    MaskablePPO's entropy bonus ``ent_coef`` or ``VinePPO``'s ``magnet`` (unchanged if None)."""
+def set_rates(model, learning_rate: float, magnet: float | None = None) -> None:
+    """A generation's rates on a learner's model: the learning rate (the vine loss reads
+    ``learning_rate``; ``lr_schedule`` is what SB3 saves) and ``VinePPO``'s ``magnet``
+    (unchanged if None)."""
     model.learning_rate = learning_rate
     model.lr_schedule = ConstantSchedule(learning_rate)
-    if ent_coef is not None:
-        model.ent_coef = ent_coef
     if magnet is not None:
         model.magnet = magnet
 
 
-def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any = None,
-               extra: dict[str, Any] | None = None):  # fmt: skip
-    """A fresh ``MaskablePPO`` of one role's network on ``venv`` (``tb``: TensorBoard folder);
-    ``cls``/``extra``: a subclass to build instead, with its own keyword arguments. A run's
-    learners are built by ``learner_model``, which chooses the class."""
+# MaskablePPO's rollout and loss settings: VinePPO's constructor asks for them, its loss uses
+# none (it learns by train_on); the values every snapshot saved so far holds
+SB3_UNUSED = {"n_steps": 256, "batch_size": 512, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95, "clip_range": 0.2,
+              "ent_coef": 0.0, "vf_coef": 0.5}  # fmt: skip
+
+
+def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, extra: dict[str, Any] | None = None):
+    """A fresh ``VinePPO`` of one role's network on ``venv`` (``tb``: TensorBoard folder;
+    ``extra``: its own keyword arguments, ``kl_coef``, ``magnet``, ``value_scale``). A run's
+    learners are built by ``learner_model``, which gives them the config's."""
     import torch
+
+    from training.vine import VinePPO
 
     p = role_cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
-    if cls is None:
-        from sb3_contrib import MaskablePPO
-
-        cls = MaskablePPO
-    model = cls(
+    model = VinePPO(
         "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
+        **SB3_UNUSED,
         max_grad_norm=p.max_grad_norm,
         policy_kwargs=policy_kwargs,
         tensorboard_log=tb,
@@ -82,26 +77,18 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, cls: Any =
     return model
 
 
-def model_class(cfg: TrainConfig, role: str) -> tuple[Any, dict[str, Any]]:
-    """The model class of ``role``'s learner under ``cfg`` and its extra arguments: the one
-    rule, for a new run and a resumed one alike (``learner_model``). ``learner: vine``:
-    ``training.vine.VinePPO`` (its mirror-descent step ``kl_coef``, its ``magnet``, the chips' scale);
-    ``learner: pools``: sb3-contrib's ``MaskablePPO``."""
-    if cfg.learner == "vine":
-        from training.vine import VinePPO
-
-        p = getattr(cfg, role).ppo
-        return VinePPO, {"kl_coef": p.kl_coef, "magnet": p.magnet, "value_scale": cfg.vine_value_scale()}
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO, {}
+def model_args(cfg: TrainConfig, role: str) -> dict[str, Any]:
+    """``VinePPO``'s own arguments for ``role``'s learner under ``cfg`` (its mirror-descent
+    step ``kl_coef``, its ``magnet``, the chips' scale): the one rule, for a new run and a
+    resumed one alike (``learner_model``)."""
+    p = getattr(cfg, role).ppo
+    return {"kl_coef": p.kl_coef, "magnet": p.magnet, "value_scale": cfg.vine_value_scale()}
 
 
 def learner_model(cfg: TrainConfig, role: str, venv, seed: int, tb: str | None, snapshot=None):
-    """``role``'s learner of ``cfg`` on ``venv`` (its class by ``model_class``), given the
+    """``role``'s learner of ``cfg`` on ``venv`` (its arguments by ``model_args``), given the
     weights and counters of ``snapshot`` when the run resumes from one (``load_weights``)."""
-    cls, extra = model_class(cfg, role)
-    model = make_model(getattr(cfg, role), venv, seed, tb, cls=cls, extra=extra)
+    model = make_model(getattr(cfg, role), venv, seed, tb, extra=model_args(cfg, role))
     if snapshot is not None:  # the snapshot's weights without unpickling it
         load_weights(model, snapshot)
     return model
@@ -130,45 +117,22 @@ def load_weights(model, path) -> Any:
 
 
 def make_venv(cfg: TrainConfig, role: str, seed: int):
-    """A learner's ``n_envs`` environments (``cfg.vec_env``) against the baselines, monitored."""
-    first = cfg.opponents.baseline_bankers if role == "punter" else cfg.opponents.baseline_punters
-    # at a larger table the punter learner's fellow punters are the punter heuristics
-    co = cfg.opponents.baseline_punters if role == "punter" and cfg.num_players > 2 else None
-    return seat_venv(role, cfg.rules, cfg.num_players, first, co, cfg.n_envs, cfg.vec_env, seed)
+    """One batched single-seat table of ``role`` under ``cfg``'s rules: what gives a
+    learner's model its observation and action spaces (the learner never steps it)."""
+    co = "random" if role == "punter" and cfg.num_players > 2 else None
+    return seat_venv(role, cfg.rules, cfg.num_players, "random", co, 1, seed)
 
 
-def seat_venv(
-    role: str,
-    rules: Any,
-    num_players: int,
-    opponents: Any,
-    copunters: Any,
-    n_envs: int,
-    vec_env: str,
-    seed: int,
-    position: int = 1,
-):
-    """``n_envs`` single-seat tables of ``role`` as an SB3 ``VecEnv``, monitored:
-    ``vec_env="batched"`` (``siete_env.batched``: stepped together, opponents in batch) or
-    ``"dummy"`` (SB3's ``DummyVecEnv`` of ``SeatEnv``, the reference engine).
+def seat_venv(role: str, rules: Any, num_players: int, opponents: Any, copunters: Any, n_envs: int, seed: int,
+              position: int = 1):  # fmt: skip
+    """``n_envs`` single-seat tables of ``role`` stepped together by the batched engine
+    (``siete_env.batched``, opponents in batch) as an SB3 ``VecEnv``, monitored.
     ``opponents``/``copunters``/``position``: as ``SeatEnv``'s (specs, or ``{spec: weight}``
     pools; the punter learner's place among the punters)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor
 
-    from siete_env.gym_env import SeatEnv
+    from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
 
-    if vec_env == "batched":
-        from siete_env.batched.vector import SB3VecEnv, SeatVectorEnv
-
-        tables = SeatVectorEnv(num_envs=n_envs, role=role, rules=rules, num_players=num_players,
-                               opponents=opponents, copunters=copunters, fold_suits="auto",
-                               seed=derive_seed(seed, 0), position=position)  # fmt: skip
-        return VecMonitor(SB3VecEnv(tables))
-    fns = [
-        (lambda i=i: SeatEnv(role=role, rules=rules, num_players=num_players, opponents=opponents,
-                             copunters=copunters, fold_suits="auto", seed=derive_seed(seed, i),
-                             position=position))
-        for i in range(n_envs)
-    ]  # fmt: skip
-    # VecMonitor: episode rewards and lengths in TensorBoard (rollout/ep_rew_mean)
-    return VecMonitor(DummyVecEnv(fns))
+    tables = SeatVectorEnv(num_envs=n_envs, role=role, rules=rules, num_players=num_players, opponents=opponents,
+                           copunters=copunters, fold_suits="auto", seed=derive_seed(seed, 0), position=position)  # fmt: skip
+    return VecMonitor(SB3VecEnv(tables))

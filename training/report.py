@@ -244,7 +244,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
     steps = state.learn_steps
     secs = state.learn_seconds
     throughput = {r: steps[r] / secs[r] if secs[r] else None for r in ("punter", "banker")}
-    # both learners run at once (parallel): the combined rate is over the wall time of learning
+    # the combined rate is over the wall time of learning (both learners' turns)
     total_steps, total_secs = sum(steps.values()), state.learn_wall_seconds or sum(secs.values())
     report: dict[str, Any] = {
         "run": str(run_dir),
@@ -282,7 +282,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
     print("banker criterion: " + _criterion_text(wc, "bankers", names).replace("**", ""))
     tp = report["learn_steps_per_second"]
     print(
-        f"training throughput (env steps per second during learn()): punter {tp['punter']:,.0f}, "
+        f"training throughput (env steps per second while learning): punter {tp['punter']:,.0f}, "
         f"banker {tp['banker']:,.0f}, both learners together {tp['overall']:,.0f}"
     )
     print(f"report: {run_dir / 'report.md'}")
@@ -495,7 +495,7 @@ MILESTONES = (
     0.10,
     0.03,
     0.01,
-)  # NashConv targets, chips per hand: make train's and long.yaml's (the stakes game), selfplay_long's (one stake)
+)  # NashConv targets, chips per hand: make train's and long.yaml's (the stakes game), the one-stake game's
 
 
 def milestones(nash_conv: float) -> str:
@@ -546,8 +546,8 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
         "",
         f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
-        "- **Training throughput** (env steps per second while learning: `learn()`, or the vine learner's "
-        f"iterations, branches included): punter {tp['punter']:,.0f}, "
+        "- **Training throughput** (env steps per second while learning: the vine learner's iterations, "
+        f"branches included): punter {tp['punter']:,.0f}, "
         f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
         f"({report['learn_steps']['punter'] + report['learn_steps']['banker']:,} steps in "
         f"{report.get('learn_wall_seconds') or 0:.0f} s of learning).",
@@ -599,8 +599,8 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         lines += exploitability_markdown(report["exploitability"], names, unit)
     if report.get("exact_note"):
         lines += ["## Exploitability", "", report["exact_note"] + " The heads-up game without splits is measured "
-                  "exactly: configs/train/selfplay.yaml (one stake, self-play) and configs/train/exact.yaml (stakes, "
-                  "swaps); see docs/results.md, 'How far training is from equilibrium'.", ""]  # fmt: skip
+                  "exactly: configs/train/default.yaml (make train: stakes, swaps) and configs/train/smoke.yaml (one "
+                  "stake); see docs/results.md, 'How far training is from equilibrium'.", ""]  # fmt: skip
     fnc = report.get("final_nash_conv")
     if fnc:
         lines += [

@@ -2,7 +2,7 @@
 its lock, and the specs of its policies.
 
 ``state.json`` holds the run's progress: the generations done, the snapshots saved (paths
-relative to the run folder), the learners' steps and seconds, the opponent pools, the
+relative to the run folder), the learners' steps and seconds, the
 learning curves, the exact NashConv per generation, the final choice. ``--resume`` reads it
 back; ``evaluate.py --run`` reads it to re-make the report.
 """
@@ -43,12 +43,6 @@ def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json_text(data))
 
 
-def best_responses_file(run_dir: Path, snapshot: str) -> Path:
-    """Where the exact best responses to a generation's pair are saved (its ``br.npz``,
-    beside ``snapshot``: one of the generation's files, relative to the run folder)."""
-    return (run_dir / snapshot).parent / "br.npz"
-
-
 def iterate_snapshot(gen: int, it: int, role: str) -> str:
     """Where a snapshot taken after iteration ``it`` of generation ``gen`` is saved
     (``vine.snapshot_every``), relative to the run folder."""
@@ -83,10 +77,8 @@ class RunState:
     learn_steps: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROLES, 0))
     learn_wall_seconds: float = 0.0
     wall_seconds: float = 0.0  # the whole training so far (learning, evaluations, exact measures)
-    pools: list[dict[str, dict[str, float]]] = field(default_factory=list)  # per generation: role -> spec -> weight
     curves: dict[str, list[Any]] = field(default_factory=lambda: {"generation": []})
     nash_conv: list[dict[str, float]] = field(default_factory=list)  # per generation, exact
-    last_results: dict[str, dict[str, float]] = field(default_factory=dict)  # per role: opponent -> mean
     exact_note: str | None = None  # why the exact evaluation was not made
     selected: dict[str, int] = field(default_factory=dict)  # per role: the generation chosen
     final: FinalMixture | None = None
@@ -151,10 +143,10 @@ class RunState:
             for x in snaps:
                 if Path(x).is_absolute() or ".." in Path(x).parts:
                     raise ValueError(f"{role}_snapshots: {x!r} is not a path inside the run folder")
-        for key in ("learn_seconds", "learn_steps", "curves", "last_results", "selected"):
+        for key in ("learn_seconds", "learn_steps", "curves", "selected"):
             if not isinstance(getattr(self, key), dict):
                 raise ValueError(f"{key} must be an object, got {getattr(self, key)!r}")
-        for key in ("pools", "nash_conv", "iterates"):
+        for key in ("nash_conv", "iterates"):
             if not isinstance(getattr(self, key), list):
                 raise ValueError(f"{key} must be a list, got {getattr(self, key)!r}")
         for x in self.iterates:
@@ -296,7 +288,6 @@ def hold_as_learner(run_dir: str):
 
 __all__ = [
     "begin_learner_process",
-    "best_responses_file",
     "FINAL_TABLES",
     "LOCK_WAIT",
     "ROLES",

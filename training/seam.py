@@ -12,9 +12,9 @@ state, the exact measures, the final mixture, the report). The driver calls:
   it before asking for the next;
 * ``stop()``: the processes end (also after an error or Ctrl-C).
 
-The learners behind it: ``learner: vine`` (``training.vine_run.VineLearner``, the shipped
-recipe) and ``learner: pools`` (``training.pools.PoolsLearner``); the driver's
-``make_learner`` chooses the config's.
+The learner behind it: the vine learner (``training.vine_run.VineLearner``); the driver's
+``make_learner`` makes it. (The pools learner, MaskablePPO against pools of opponents, was
+the other until it was deleted: docs/experiments.md#the-pools-learner.)
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ class Snapshots:
     steps: dict[str, int] = field(default_factory=dict)  # env steps played, by role
     seconds: dict[str, float] = field(default_factory=dict)  # each role's own learning seconds
     wall_seconds: float = 0.0  # wall-clock seconds of learning (both roles)
-    pools: dict | None = None  # learner: pools, the generation's own: the opponents each role met
 
 
 class Learner(Protocol):

@@ -2,12 +2,11 @@
 
     python train.py                                   # configs/train/default.yaml
     python train.py --config configs/train/long.yaml  # the longer run, better play
-    python train.py --set generations=2 punter.steps=20000 evaluation.hands=50000
+    python train.py --set generations=2 vine.iterations=8 evaluation.hands=50000
     python train.py --resume runs/default-s0          # go on after an interruption
 
-The run (``training.driver``) plays its generations through the config's learner
-(``training.seam``): ``learner: vine``, the shipped recipe (``training.vine_run``), or
-``learner: pools`` (``training.pools``). After each generation the snapshots are measured
+The run (``training.driver``) plays its generations through the vine learner
+(``training.seam``, ``training.vine_run``). After each generation the snapshots are measured
 (exactly where the exact evaluator covers the rules); after the last, the final pair is
 chosen, and this script writes the report (``training.report``) unless ``--no-eval``.
 
@@ -95,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         print(
-            f"ok: {cfg.name}, learner {cfg.learner}, {cfg.generations} generation(s), {cfg.num_players} players, "
+            f"ok: {cfg.name}, {cfg.generations} generation(s), {cfg.num_players} players, "
             f"rules {cfg.rules}, seed {cfg.seed}; run folder {run_dir}" + (" (resumed)" if args.resume else "")
         )
         return 0

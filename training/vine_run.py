@@ -1,4 +1,4 @@
-"""``learner: vine`` behind the seam of ``training.seam`` (``VineLearner``): the two
+"""The vine learner behind the seam of ``training.seam`` (``VineLearner``): the two
 learner processes of ``training.vine`` and the iterations of a generation.
 
 Each iteration both learners get the other's newest weights, play their hands, branch
@@ -30,7 +30,7 @@ __all__ = ["VineLearner", "vine_learner"]
 
 def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: str | None, conn, counter,
                  parent_pid: int) -> None:  # fmt: skip
-    """A learner process of ``learner: vine``. Requests: ``("iterate", gen, it, other_actor)``
+    """A learner process of the vine learner. Requests: ``("iterate", gen, it, other_actor)``
     -> ``("ok", own_actor, stats)``; ``("save", rel)`` -> ``("ok", rel)``; ``None``: stop.
     ``counter`` counts the env steps it plays (main hands and branches)."""
     from siete_env.processes import quick_exit
@@ -48,7 +48,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
         i = ROLES.index(role)
         ppo = getattr(cfg, role).ppo
         v = cfg.vine
-        venv = make_venv(cfg.model_copy(update={"n_envs": 1, "vec_env": "batched"}), role, derive_seed(cfg.seed, 1, i))
+        venv = make_venv(cfg, role, derive_seed(cfg.seed, 1, i))
         model = learner_model(cfg, role, venv, derive_seed(cfg.seed, 2, i), None, root / snapshot if snapshot else None)
         from stable_baselines3.common.logger import configure
 
@@ -116,7 +116,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
 
 
 class VineLearner:
-    """``learner: vine`` behind the seam (``training.seam.Learner``): its two learner
+    """The vine learner behind the seam (``training.seam.Learner``): its two learner
     processes (``vine_learner``), ``vine.iterations`` iterations a generation."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, state: RunState, env: dict[str, str] | None = None):
