@@ -193,7 +193,9 @@ def make_agent(spec: Any, env, seed: int | None = None):
             return agent_for(env, seed)
         except ValueError as err:
             bank, punt = STAND_INS[env.unwrapped.rules.scoring]
-            raise ValueError(f"{spec}: {err}; at other tables use heuristics such as {bank} (banker) and {punt} (punter)") from None
+            raise ValueError(
+                f"{spec}: {err}; at other tables use heuristics such as {bank} (banker) and {punt} (punter)"
+            ) from None
     if a.kind in _TABLES:
         from siete_env.solve import load_tables
 

@@ -252,11 +252,16 @@ def test_less_exploitable_than_every_baseline_from_bounds_and_responders():
     assert not bank["apart"] and not ex["banker"]["met"]  # 0.48 + 0.01 is not below 0.50 - 0.01
     (punt,) = ex["punter"]["baselines"]
     assert punt["bound"]["mean"] == -0.30 and punt["apart"] and ex["punter"]["met"]  # the best bank against bold
-    assert ex["banker"]["gain_per_punter"]["mean"] == pytest.approx(0.05) and ex["punter"]["gain_per_punter"]["mean"] == 0.03
+    assert (
+        ex["banker"]["gain_per_punter"]["mean"] == pytest.approx(0.05)
+        and ex["punter"]["gain_per_punter"]["mean"] == 0.03
+    )
     # a responder against banker:6 raises its bound: now apart
     more = [{"name": "against banker:6", "seat": "punter", "banker": "banker:6", "punters": lp, "learned": est(0.60)}]
     ex = exploitability_vs_baselines(tournament, final + more, lp, lb, 4)
-    assert ex["banker"]["met"] and ex["banker"]["baselines"][0]["bound"]["by"] == "a punter responder (against banker:6)"
+    assert (
+        ex["banker"]["met"] and ex["banker"]["baselines"][0]["bound"]["by"] == "a punter responder (against banker:6)"
+    )
     text = "\n".join(exploitability_markdown(ex, {lp: "learned punter", lb: "learned banker"}, "chips"))
     assert "less exploitable than every baseline banker: **MET**" in text
     assert exploitability_vs_baselines(tournament, final[:1], lp, lb, 4) is None  # one seat measured: no verdict

@@ -205,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     src = Path(args.run) / "final.npz"
     if not src.is_file():
         if not (Path(args.run) / "punter.zip").is_file() or not (Path(args.run) / "report.json").is_file():
-            ap.error(f"{args.run} has neither final.npz (a final mixture) nor punter.zip and report.json (a finished run)")
+            ap.error(
+                f"{args.run} has neither final.npz (a final mixture) nor punter.zip and report.json (a finished run)"
+            )
         dst = ship_networks(Path(args.run), args.name, args.command, commit)
         print(f"wrote {dst} ({dst.stat().st_size / 1e6:.2f} MB) and {args.name}.json")
         return 0

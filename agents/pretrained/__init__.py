@@ -138,7 +138,6 @@ class PretrainedPair:
         return TablePairAgent(tables, env, seed, banker=banker)
 
 
-
 @dataclass
 class NetworkPair:
     """A pair of networks for one table (``rules``, ``num_players``): the punter network
@@ -229,7 +228,9 @@ def _same_rules(rules: Any, stated: dict[str, Any]) -> bool:
 
 def _table_name(rules: dict[str, Any], players: int) -> str:
     seats = "heads-up" if players == 2 else f"{players} players"
-    splits = "" if rules.get("scoring") == "points" else (" with splits" if rules.get("max_splits") else " without splits")
+    splits = (
+        "" if rules.get("scoring") == "points" else (" with splits" if rules.get("max_splits") else " without splits")
+    )
     return f"{seats} {rules['preset']}{splits}"
 
 
@@ -284,4 +285,13 @@ def agent_for(env: Any, seed: int | None = None):
     )
 
 
-__all__ = ["FILE", "STAND_INS", "NetworkPair", "NetworkPairAgent", "PretrainedPair", "agent_for", "shipped", "tables_text"]
+__all__ = [
+    "FILE",
+    "STAND_INS",
+    "NetworkPair",
+    "NetworkPairAgent",
+    "PretrainedPair",
+    "agent_for",
+    "shipped",
+    "tables_text",
+]

@@ -126,9 +126,7 @@ class Table:
                 # no pretrained pair plays this table: heuristics sit in (agents.pretrained.STAND_INS)
                 fallback = STAND_INS[self.env.rules.scoring]
                 self.specs, self.agents = self._seat(list(fallback), others, banker, seed, by_role=True)
-                self.note = (
-                    f"{err.args[0].split(';')[0].removeprefix('pretrained:banker: ')}: heuristics sit in"
-                )
+                self.note = f"{err.args[0].split(';')[0].removeprefix('pretrained:banker: ')}: heuristics sit in"
         except (ValueError, TypeError) as err:
             raise TableError(cut(str(err)), "opponents") from None
         self.me, self.seed, self.banker, self.deck = seat, seed, banker, deck
