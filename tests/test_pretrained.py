@@ -40,12 +40,9 @@ def test_docs_quote_the_stated_nash_conv():
     assert f"{META['exact']['nash_conv']:.4f}" in docs
 
 
-@pytest.mark.parametrize("rules", ["spanish", {"preset": "spanish", "max_splits": 0}])
-def test_they_play_both_seats_of_a_heads_up_spanish_table(rules):
-    e = raw_env(num_players=2, rules=rules)
-    e.reset(seed=0)
-    agents = {s: make_agent(f"pretrained:{r}", e, seed=s) for s, r in enumerate(("banker", "punter"))}
-    for _ in range(30):
+def _play(e, agents, episodes):
+    """``episodes`` episodes of ``e``, every move by its seat's agent and legal."""
+    for _ in range(episodes):
         for agent in e.agent_iter():
             _, _, term, trunc, _ = e.last()
             if term or trunc:
@@ -56,6 +53,14 @@ def test_they_play_both_seats_of_a_heads_up_spanish_table(rules):
             assert obs["action_mask"][action]
             e.step(action)
         e.reset()
+
+
+@pytest.mark.parametrize("rules", ["spanish", {"preset": "spanish", "max_splits": 0}])
+def test_they_play_both_seats_of_a_heads_up_spanish_table(rules):
+    e = raw_env(num_players=2, rules=rules)
+    e.reset(seed=0)
+    agents = {s: make_agent(f"pretrained:{r}", e, seed=s) for s, r in enumerate(("banker", "punter"))}
+    _play(e, agents, 30)
     assert sum(e.game.chips) == 0
 
 
@@ -94,17 +99,7 @@ def test_network_pairs_sit_at_their_table_and_play_every_seat(pair):
     assert agents[0].banker.policy is loaded.banker and agents[1].punter.policy is loaded.punter
     e.reset(seed=0)
     start = list(e.game.chips)
-    for _ in range(20):
-        for agent in e.agent_iter():
-            _, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            obs = e.observe(agent)
-            action = agents[e.seat_of(agent)](obs)
-            assert obs["action_mask"][action]
-            e.step(action)
-        e.reset()
+    _play(e, agents, 20)
     if e.rules.scoring == "stakes":
         assert sum(e.game.chips) == sum(start)
     with pytest.raises(ValueError, match="trained for"):
