@@ -272,8 +272,9 @@ def agent_for(env: Any, seed: int | None = None):
     ``spanish`` table with splits); a ``ValueError`` naming where they sit otherwise."""
     raw = env.unwrapped
     pairs = shipped()
-    exact = [s for s in pairs if s.num_players == raw.num_players and _same_rules(raw.rules, s.rules)]
-    for s in exact + [s for s in pairs if s not in exact and s.meta.get("kind") != "networks"]:
+    sized = [s for s in pairs if s.num_players == raw.num_players]  # no pair plays another table size
+    exact = [s for s in sized if _same_rules(raw.rules, s.rules)]
+    for s in exact + [s for s in sized if s not in exact and s.meta.get("kind") != "networks"]:
         pair = s.load()
         try:
             return pair.agent(env, seed)
