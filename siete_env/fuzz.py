@@ -47,7 +47,7 @@ from .aec import raw_env
 from .cards import CARD_IDS, RANK, parse_card
 from .game import Phase
 from .processes import die_with_parent
-from .rules import PRESETS, check_table, fit_overrides, resolve_rules
+from .rules import MAX_PLAYERS, PRESETS, check_table, fit_overrides, resolve_rules
 from .settle import RuleFacts
 
 APIS = ("env", "raw_env")
@@ -386,8 +386,9 @@ def run_parallel(
 
 
 # --------------------------------------------------------------------------- the batched engine
-def batched_random_rules(rng: np.random.Generator) -> dict[str, Any]:
-    """A random rule set the batched engine covers (``siete_env.batched.check_rules``)."""
+def batched_random_rules(rng: np.random.Generator, num_players: int = MAX_PLAYERS) -> dict[str, Any]:
+    """A random rule set the batched engine covers (``siete_env.batched.check_rules``) at
+    ``num_players`` seats."""
     r: dict[str, Any] = {"preset": "spanish"}
     if rng.random() < 0.5:
         k = int(rng.integers(1, 6))
@@ -437,7 +438,35 @@ def batched_random_rules(rng: np.random.Generator) -> dict[str, Any]:
         r["auction_bids"] = sorted(
             int(x) for x in rng.choice(np.arange(1, 21), size=int(rng.integers(1, 5)), replace=False)
         )
+    _hand_options(r, rng, num_players)
     return r
+
+
+def _hand_options(r: dict[str, Any], rng: np.random.Generator, num_players: int) -> None:
+    """The italian and old-French options of the hand, at random, where ``r`` allows them
+    (they clash with some options already drawn: ``Rules`` says which)."""
+    if rng.random() < 0.2:
+        r["limit"] = float(rng.choice([5.5, 6.0, 6.5, 7.0, 8.0, 9.5, 15.0]))
+    if r.get("max_splits", 1) > 0 and rng.random() < 0.2:
+        r["split_first_hand_only"] = True
+    face_down = r.get("draw_face_down", True)
+    if face_down and rng.random() < 0.15:
+        r["face_down_choice"] = False
+    elif face_down and rng.random() < 0.15:
+        r["max_face_down"] = "all"
+    if rng.random() < 0.25:
+        r["ace_half"] = True
+    if r.get("four_swap", "optional") == "off" and rng.random() < 0.4:
+        r["burn_three_four"] = True
+        r["burn_drawn"] = bool(rng.random() < 0.5)
+    if rng.random() < 0.25:
+        r["triplee"] = True
+        r["triplee_pays"] = int(rng.integers(1, 5))
+        if r.get("wild_card") and not r.get("wild_whole_only") and rng.random() < 0.5:
+            r["triplee_wild"] = "seven_half"
+    if num_players >= 3 and rng.random() < 0.25:  # (a punter backs another punter)
+        r["side_bets"] = True
+        r["side_bet_stake"] = int(rng.integers(1, 4))
 
 
 # deterministic heuristics (spec strings): the batched view and SeatEnv then play the same hands
@@ -597,7 +626,7 @@ def batched_campaign(
         n = players[(k // len(presets)) % len(players)]
         role = ("punter", "banker")[(k // (len(presets) * len(players))) % 2]
         k += 1
-        spec = batched_random_rules(rng) if random_rules_ else {"preset": preset}
+        spec = batched_random_rules(rng, n) if random_rules_ else {"preset": preset}
         run_seed = int(rng.integers(2**62))
         t.configs += 1
         done, steps, broken, bad = check_batched(spec, n, role, run_seed, tables)

@@ -19,9 +19,10 @@ from typing import Any, Final, NamedTuple
 
 from .cards import CARD_IDS, IS_FIGURE, N_CARDS, RANK, VALUE2
 from .hand import (
-    BURN_RANKS,
     banker_must_hit,
     forced_banker_hits,
+    may_burn,
+    may_declare_half,
     may_shoot,
     may_split,
     may_swap,
@@ -623,8 +624,13 @@ class Game:
             first = self.hand == 0 and can_draw and len(self.cards[k]) == 1
             rank = RANK[self.cards[k][0]] if first else 0
             swap = first and self._swap_mode != "off" and may_swap(rank, self.swaps[self.seat])
-            burn = first and self._burn_id >= 0 and rank in BURN_RANKS
-            ace = first and self._ace_id >= 0 and rank == 1 and not self.ace_half[k]
+            burn = first and self._burn_id >= 0 and may_burn(rank)
+            ace = (
+                first
+                and self._ace_id >= 0
+                and may_declare_half(rank, self.cards[k][0] == self.wild)
+                and not self.ace_half[k]
+            )
             cap = self._top if self._start_chips is None else max(self.budget(self.seat), self._levels[0])
             key = (ph, swap, burn, cap, ace)
         elif ph == _BANKP:
@@ -801,13 +807,7 @@ class Game:
     def _may_burn(self, k: int, c: int, face_up: bool) -> None:
         """``burn_drawn``: a 3 or 4 just received face-up from a hit, in a hand that plays
         on, may be burnt (004 "o ricevono da una chiamata un 3 o un 4")."""
-        if (
-            self._burn_drawn
-            and face_up
-            and RANK[c] in BURN_RANKS
-            and self.status[k] == _PLAYING
-            and self.phase == _DRAWP
-        ):
+        if self._burn_drawn and face_up and may_burn(RANK[c]) and self.status[k] == _PLAYING and self.phase == _DRAWP:
             self.burnable = True
 
     def _check_total(self, s: int, h: int) -> None:

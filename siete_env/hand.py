@@ -45,6 +45,18 @@ def may_split(splits: int, max_splits: int, value: int, first_value: int, figure
     return splits < max_splits and value == first_value and (figure or any_pair)
 
 
+def may_burn(rank: int) -> bool:
+    """``burn_three_four``: a card of ``rank`` may be burnt (an initial card before the bet;
+    with ``burn_drawn``, one just received face-up from a hit, in a hand that plays on)."""
+    return rank in BURN_RANKS
+
+
+def may_declare_half(rank: int, wild: bool) -> bool:
+    """``ace_half``: a punter's one initial card of ``rank`` may be declared worth ½: an ace
+    that is not the wild card (the wild card takes its own value)."""
+    return rank == 1 and not wild
+
+
 def may_shoot(rank: int, cards: int, first_decision: bool, first_hand: bool) -> bool:
     """Fusilar: a punter's first hand holding only its initial card, of ``FUSILAR_RANK``, at
     its first decision (a card left to draw, the option on)."""
@@ -70,6 +82,8 @@ __all__ = [
     "SWAP_RANK",
     "banker_must_hit",
     "forced_banker_hits",
+    "may_burn",
+    "may_declare_half",
     "may_shoot",
     "may_split",
     "may_swap",

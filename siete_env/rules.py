@@ -150,7 +150,8 @@ class Rules(BaseModel):
     o un 4")."""
     ace_half: bool = False
     """[§7] Italian: an initial ace may be declared worth ½ (ACE_HALF, shown); every later
-    card of that hand then comes face-down (004)."""
+    card of that hand then comes face-down (004). Not an ace that is the ``wild_card``: the
+    wild card takes its own value."""
     bet_levels: tuple[int, ...] = (1, 2, 3, 4, 5)
     """[§3.3] The stakes a punter may bet, in units of the minimum stake."""
     raise_on_draw: bool = True
@@ -555,7 +556,9 @@ ENGINE_OPTIONS: dict[str, frozenset[str]] = {
         "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair",
         "draw_face_down", "all_face_up", "reveal_seven_half", "banker_policy_rule", "remove_sotas", "wild_card",
         "wild_whole_only", "reale_pays", "banker_reale_collects", "both_reale_collects", "reshuffle",
-        "canto", "banker_must_chase", "fusilar", "fusilar_pays", "bank_auction", "auction_bids",
+        "canto", "banker_must_chase", "fusilar", "fusilar_pays", "bank_auction", "auction_bids", "limit",
+        "split_first_hand_only", "face_down_choice", "max_face_down", "ace_half", "burn_three_four", "burn_drawn",
+        "triplee", "triplee_pays", "triplee_wild", "triplee_takes_bank", "side_bets", "side_bet_stake",
         # the points game (quattro e mezzo), one hand per episode
         "scoring", "min_stand", "ranking", "upset", "double_rank", "declare", "more_cards_win_ties",
         "wild_loses_ties_at", "points_table", "points_otherwise", "bank_totals", "instant_win", "target_score",

@@ -18,6 +18,7 @@ Mechanic groups (each a deck stacking, an action bias and table sizes):
 | ``presets`` | any of the above | any of the above | 2, 4 and 7, every preset the batched engine plays |
 | ``wild`` | the wild card, 7s and figures on top | hit (70%) | 2..12, the wild card and the reale with random options |
 | ``points`` | figures (nine make an instant 4½), or 6s and the wild card (doubles), or uniform | hit (60%) | 2..12, quattro e mezzo and variations of its options |
+| ``italian`` | aces, 3s, 4s and 7s on top | burn (60%), declare an ace ½ (60%), a side bet (50%), hit (60%) | 2..12, the italian and old-French options of the hand (burns, the ½ ace, the triplèe, side bets, every card face-down, the forced face, splits from the first hand only, other limits) on random rules |
 
 ``python -m tests.batched_differential --hands 10000`` runs every group with that many
 hands (the test suite runs a few hundred per group).
@@ -45,7 +46,19 @@ from siete_env.settle import RuleFacts, half, is_reale
 
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
-GROUPS = ("random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules", "presets", "wild", "points")
+GROUPS = (
+    "random",
+    "swaps",
+    "splits",
+    "seven_half",
+    "raises",
+    "exhaustion",
+    "rules",
+    "presets",
+    "wild",
+    "points",
+    "italian",
+)
 MIXED = ("rules", "presets")  # groups that deal and choose as one of the groups before them
 PRESETS = tuple(p for p in _PRESETS if supported(p, 2))  # the presets the batched engine plays
 SIZES = (2, 4, 7)
@@ -81,6 +94,10 @@ def make_deck(group: str, cards: np.ndarray, n: int, rng: np.random.Generator) -
         return deck
     if group == "wild":  # the wild card (a king of oros by default), 7s and figures first
         return _stack(deck, cards[(ranks >= 10) | (ranks == 7)], int(rng.integers(n, n + 8)), rng)
+    if group == "italian":  # what the italian options act on: aces (½), 3s and 4s (burns), 7s (triplèe)
+        return _stack(
+            deck, cards[(ranks == 1) | (ranks == 3) | (ranks == 4) | (ranks == 7)], int(rng.integers(n, n + 10)), rng
+        )
     if group == "exhaustion":  # the low cards first: long hands
         return _stack(deck, cards[(ranks >= 10) | (ranks <= 2)], len(cards[(ranks >= 10) | (ranks <= 2)]), rng)
     return deck
@@ -99,6 +116,11 @@ def choose(group: str, mask: np.ndarray, rng: np.random.Generator, names: tuple[
     for a, p in bias:
         if mask[a] and rng.random() < p:
             return a
+    if group == "italian":
+        for prefix, p in (("BURN", 0.6), ("ACE_HALF", 0.6), ("SIDE_BET_", 0.5), ("HIT_", 0.6)):
+            some = [a for a in legal if names[a].startswith(prefix)]
+            if some and rng.random() < p:
+                return int(rng.choice(some))
     if group == "raises":
         raises = [a for a in legal if names[a].startswith("RAISE_")]
         if raises and rng.random() < 0.7:
@@ -120,7 +142,8 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
             rules["max_splits"] = 3
         return n, rules
     if group == "rules":
-        return int(rng.integers(2, 13)), random_rules(rng)
+        n = int(rng.integers(2, 13))
+        return n, random_rules(rng, n)
     if group == "points":
         rules = {"preset": "quattro_e_mezzo"}
         if rng.random() < 0.3:
@@ -132,11 +155,27 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
         if rng.random() < 0.3:
             rules["instant_win"] = [4.5, int(rng.integers(5, 10))]
         return int(rng.integers(2, 13)), rules
+    if group == "italian":
+        while True:
+            n = int(rng.integers(2, 13))
+            rules = random_rules(rng, n)
+            rules["preset"] = str(rng.choice(["spanish", "italian"]))
+            for name, p in (("burn_three_four", 0.6), ("ace_half", 0.6), ("triplee", 0.5), ("side_bets", 0.4)):
+                if rng.random() < p and (name != "side_bets" or n >= 3):
+                    rules[name] = True
+            if rules.get("burn_three_four"):
+                rules["four_swap"] = "off"
+            try:  # (options drawn separately may clash: the rules say so)
+                resolve_rules(rules)
+            except ValueError:
+                continue
+            return n, rules
     if group == "wild":
-        rules = random_rules(rng)
+        n = int(rng.integers(2, 13))
+        rules = random_rules(rng, n)
         rules["wild_card"] = rules.get("wild_card", "12o")
         rules["reale_pays"] = rules.get("reale_pays", 2)
-        return int(rng.integers(2, 13)), rules
+        return n, rules
     return int(rng.integers(2, 13)), rules
 
 
@@ -197,7 +236,10 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
             e.step(a)
             for s in range(n):
                 if e.rewards[f"player_{s}"] != after[j, s] - before[j, s]:
-                    raise Mismatch(f"{group} n={n} rules={rules}: reward of seat {s} differs")
+                    raise Mismatch(
+                        f"{group} n={n} rules={rules}: reward of seat {s} differs after {names[a]} (reference "
+                        f"{e.rewards[f'player_{s}']}, batched {after[j, s] - before[j, s]})\n{e.table_text()}"
+                    )
             over = bool(bt.over()[i])
             if over != all(e.terminations.values()) or over != (e.game.phase == Phase.OVER):
                 raise Mismatch(f"{group} n={n} rules={rules}: termination differs")
@@ -226,6 +268,7 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
                 )
                 counts["deck ran out"] += g.pos >= len(g.deck)
                 counts["split hands"] += sum(g.nhands) - n
+                counts["triplee"] += sum(g.triple)
                 if started < hands:
                     deal(i)
                     nxt.append(i)

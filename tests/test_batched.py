@@ -42,12 +42,13 @@ SUITE_HANDS = {
     "presets": 180,
     "wild": 120,
     "points": 300,
+    "italian": 200,
 }
 
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_identical_to_the_reference_engine(group):
-    counts = run_group(group, SUITE_HANDS[group], seed=1, per_set=40 if group != "exhaustion" else 20)
+    counts = run_group(group, SUITE_HANDS[group], seed=1, per_set={"exhaustion": 20, "italian": 10}.get(group, 40))
     assert counts["hands"] == SUITE_HANDS[group]
     want = {
         "swaps": "SWAP_FOUR",
@@ -62,6 +63,9 @@ def test_identical_to_the_reference_engine(group):
     }.get(group)
     if want:
         assert counts[want] >= 10, counts
+    if group == "italian":
+        for want in ("BURN", "ACE_HALF", "SIDE_BET_1", "triplee"):
+            assert counts[want] >= 10, (want, counts)
 
 
 @pytest.mark.skipif(not os.environ.get("SIETE_DIFF_HANDS"), reason="set SIETE_DIFF_HANDS for the full count")
@@ -75,11 +79,9 @@ def test_identical_full_count(group):
     "rules, n, match",
     [
         ({"preset": "quattro_e_mezzo", "play_to_target": True}, 2, "play_to_target=True"),
-        ({"preset": "spanish", "triplee": True}, 4, "triplee=True"),
         ({"preset": "spanish", "hands_per_episode": 3}, 2, "hands_per_episode=3"),
-        ({"preset": "italian", "ace_half": True}, 4, "ace_half=True"),
         ({"preset": "spanish", "starting_chips": 10}, 2, "starting_chips=10"),
-        ({"preset": "spanish", "side_bets": True}, 3, "side_bets=True"),
+        ({"preset": "spanish", "side_bets": True}, 2, "side_bets: true needs at least 3 players"),
         ("spanish", 13, "num_players must be 2..12"),
         (
             {"preset": "spanish", "bet_levels": [1, 5000]},
@@ -355,7 +357,27 @@ def test_batched_match_replays_through_the_reference_engine():
         (["quattro:6", "quattro:5.5", "quattro:7", "quattro:6.5"], 4, "quattro_e_mezzo"),
         (["banker:6", "threshold:5.5", "smart:5"], 3, {"min_stand": 6.0}),  # thresholds below min_stand draw on
         (["quattro:6", "threshold:4", "quattro:5"], 3, "quattro_e_mezzo"),
-    ],
+        # the hand's italian and old-French options: burns, the ½ ace, the triplèe, side bets,
+        # face-down hits only, a forced face, another limit
+        (
+            ["smart:6", "bold:5.5", "threshold:5", "smart:5"],
+            4,
+            {
+                "preset": "italian",
+                "burn_three_four": True,
+                "burn_drawn": True,
+                "ace_half": True,
+                "triplee": True,
+                "side_bets": True,
+            },
+        ),
+        (
+            ["smart:6", "bold:5.5", "threshold:4"],
+            3,
+            {"max_face_down": "all", "split_first_hand_only": True, "limit": 6.5},
+        ),
+        (["smart:6", "bold:5.5", "threshold:4"], 3, {"face_down_choice": False, "triplee": True}),
+    ],  # fmt: skip
 )
 def test_native_heuristics_decide_as_their_action_probs(specs, n, rules):
     """The kernels' heuristics (from the state) and the agents' own batched decisions (from

@@ -21,14 +21,15 @@ from typing import Any
 import numpy as np
 
 from .. import firstuse
-from ..cards import N_CARDS
+from ..cards import N_CARDS, VALUE2
 from ..encoding import Layout
 from ..features import folded_size
 from ..game import build_actions
 from ..hand import MAX_SWAPS
-from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, options_not_played, resolve_rules
+from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, check_table, options_not_played, resolve_rules
 from ..settle import (
     OUT_BUST,
+    OUT_TRIPLEE,
     Payouts,
     RuleFacts,
     Shown,
@@ -44,13 +45,26 @@ from ..settle import (
 from . import kernels as K
 
 MAX_CHIPS = 2**15 - 1  # the state row is int16: the chips an episode can move must fit
-MAX_CARDS_IN_HAND = 16  # 12 figures and an ace make 7, one more card ends the hand: 14 at most
+MAX_CARDS_IN_HAND = 16  # at 7½: 12 figures and an ace make 7, one more card ends the hand: 14 at most
 
 
 def max_cards_in_hand(rules: Rules) -> int:
-    """The card slots of a hand: 16 in play; a points game whose winners may take the bank
-    deals its ties on, one card each while they tie, up to the whole deck."""
-    return N_CARDS if rules.scoring == "points" and rules.bank_passes == "winner" else MAX_CARDS_IN_HAND
+    """The card slots of a hand: the most cards a hand can hold (the deck's lowest cards
+    while they stay under the limit, then one more; an ace declared ½ and the wild card
+    counted at ½), at least 16; a points game whose winners may take the bank deals its
+    ties on, one card each while they tie, up to the whole deck."""
+    if rules.scoring == "points" and rules.bank_passes == "winner":
+        return N_CARDS
+    facts = RuleFacts(rules)
+    least = sorted(
+        1 if (c == facts.wild or (rules.ace_half and VALUE2[c] == 2)) else VALUE2[c] for c in rules.deck_cards()
+    )
+    held = total = 0
+    for v in least:
+        if total >= facts.limit:
+            break
+        held, total = held + 1, total + v
+    return max(MAX_CARDS_IN_HAND, held)
 
 
 def chips_bound(rules: Rules, num_players: int) -> int:
@@ -63,7 +77,8 @@ def chips_bound(rules: Rules, num_players: int) -> int:
         return max(scores + ([facts.target] if rules.instant_win is not None else []))
     worst = max(abs(m) for m in Payouts(rules).by_outcome)
     hands = (num_players - 1) * (1 + rules.splits_for(num_players))
-    return hands * rules.bet_levels[-1] * worst + (max(rules.auction_bids) if rules.bank_auction else 0)
+    side = (num_players - 1) * rules.side_bet_stake * worst if rules.side_bets else 0
+    return hands * rules.bet_levels[-1] * worst + side + (max(rules.auction_bids) if rules.bank_auction else 0)
 
 
 def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
@@ -74,6 +89,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players}")
+    check_table(r, num_players)  # options that cannot apply at this table size
     bad = options_not_played(r, "batched")
     actions = len(build_actions(r, num_players))
     if actions > K.MAX_ACTIONS:  # legal actions are int64 bit sets
@@ -142,9 +158,9 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
     from the one function of ``settle`` that states the rule."""
     L = facts.limit
     pays = Payouts(rules)
-    pay = [
+    pay = [  # a standing hand is within the limit, or its one initial card is over it (a 7 at a limit below 7)
         pays.multiplier(p, b, bool(pr), bool(br))
-        for p in range(L + 1)
+        for p in range(max(L, max(VALUE2)) + 1)
         for b in range(L + 2)
         for pr in (0, 1)
         for br in (0, 1)
@@ -245,12 +261,20 @@ class BatchedTables:
         cfg[K.A_NOBID], cfg[K.K_NBIDS] = ids.get("NO_BID", -1), len(r.auction_bids) if r.bank_auction else 0
         pays = Payouts(r).by_outcome
         cfg[K.K_BUST] = pays[OUT_BUST]
+        cfg[K.K_SPLITFIRST], cfg[K.K_FACEFORCED] = r.split_first_hand_only, not r.face_down_choice
+        cfg[K.K_ALLDOWN] = r.max_face_down == "all"
+        cfg[K.A_ACE], cfg[K.A_BURN] = ids.get("ACE_HALF", -1), ids.get("BURN", -1)
+        cfg[K.K_BURNDRAWN] = r.burn_drawn
+        cfg[K.K_TRIPLEE], cfg[K.K_TRIP_PAY] = r.triplee, pays[OUT_TRIPLEE]
+        cfg[K.K_TRIP_WILD] = -1 if facts.seven_wild_reale else facts.wild  # seven_half: a 7 and the wild are 7½
+        cfg[K.A_NOSIDE], cfg[K.K_SIDESTAKE] = ids.get("NO_SIDE_BET", -1), r.side_bet_stake
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
             ("O_STATUS", S), ("O_CARDS", S * maxc), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
             ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n), ("O_BLIND", S), ("O_ANN", n), ("O_BID", n),
+            ("O_MH", N_CARDS), ("O_ACE", S), ("O_TRIP", S), ("O_SIDE", n),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

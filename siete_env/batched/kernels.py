@@ -41,15 +41,28 @@ RANKS = np.array(RANK, np.int64)
 FIG = np.array(IS_FIGURE, np.bool_)
 
 # scalar fields of a row
-BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO = range(10)
-NSCAL = 10
+BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO, BURNABLE, NBURN = range(12)
+NSCAL = 12
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
  O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
  T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
- T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_LEVELS) = range(65)  # fmt: skip
+ T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
+ K_TRIPLEE, K_TRIP_WILD, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, K_LEVELS) = range(80)  # fmt: skip
+# The options of italian and old-French sources: ``K_SPLITFIRST`` splits only from a seat's
+# first hand (``split_first_hand_only``); ``K_FACEFORCED`` a hit comes face-down exactly when
+# the hand shows no face-down card (``face_down_choice: false``); ``K_ALLDOWN`` every later
+# card may come face-down (``max_face_down: all``), the face-down cards after a slot's first
+# flagged per card in ``O_MH``; ``A_ACE`` the ACE_HALF action's id (-1: off), the declared
+# ace per slot in ``O_ACE`` (its hand counts one half point less, later cards face-down);
+# ``A_BURN`` BURN's id (-1: off), ``K_BURNDRAWN`` a 3 or 4 just drawn face-up may be burnt
+# too (the row's ``BURNABLE``), ``NBURN`` the cards burnt this hand (out of play, shown in
+# the returned column); ``K_TRIPLEE`` two 7s (or a 7 and ``K_TRIP_WILD``, -1: not counted)
+# stand at once and are paid ``K_TRIP_PAY`` stakes, flagged per slot in ``O_TRIP``;
+# ``A_NOSIDE`` NO_SIDE_BET's id (-1: no side bets; ``SIDE_BET_r`` follow it), the seat each
+# punter backs in ``O_SIDE`` (-1: none) at ``K_SIDESTAKE``.
 # 000 §9's complements: ``K_CANTO`` the first 7½ is announced, ``K_CHASE`` the banker may not
 # stand below 7½ after an announcement or a shot; ``A_FUSIL`` the FUSILAR action's id (-1:
 # off), its shot card in ``O_BLIND`` per slot (-1: none), paid ``T_SHOT`` stakes at ``P * (limit
@@ -75,13 +88,14 @@ WILD_BASES = 256  # the bases of T_WILD: every card of a deck (the tie for the b
 TOTALS = 64  # the totals of T_POINTS and T_TAKES: a hand at the showdown (two 7s: 28)
 # The engine's and the encoding's names as plain ints (numba compiles them in as constants).
 # phases and statuses (game.Phase, game.Status)
-P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER, P_AUCTION = (
+P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER, P_AUCTION, P_SIDE = (
     int(Phase.BET),
     int(Phase.DRAW),
     int(Phase.SPLIT),
     int(Phase.BANKER),
     int(Phase.OVER),
     int(Phase.AUCTION),
+    int(Phase.SIDE_BETS),
 )
 S_EMPTY, S_WAITING, S_PLAYING = int(Status.EMPTY), int(Status.WAITING), int(Status.PLAYING)
 S_STOOD, S_BUST = int(Status.STOOD), int(Status.BUST)
@@ -93,7 +107,7 @@ MAX_ACTIONS = 63  # legal actions are int64 bit sets
 F_STATUS, F_STAKE, F_NCARDS = int(HandFeature.STATUS), int(HandFeature.STAKE), int(HandFeature.N_CARDS)
 F_FACE_DOWN, F_TOTAL = int(HandFeature.FACE_DOWN), int(HandFeature.VISIBLE_TOTAL)
 F_IS_BANKER, F_TO_ACT, F_CHIPS = int(SeatFeature.IS_BANKER), int(SeatFeature.TO_ACT), int(SeatFeature.CHIPS)
-F_ANNOUNCED, F_BID = int(SeatFeature.ANNOUNCED), int(SeatFeature.BID)
+F_ANNOUNCED, F_BID, F_SIDE = int(SeatFeature.ANNOUNCED), int(SeatFeature.BID), int(SeatFeature.SIDE_BETS)
 F_PHASE, F_HANDS_DONE = int(GlobalFeature.PHASE), int(GlobalFeature.HANDS_DONE)
 F_CARDS_LEFT = int(GlobalFeature.CARDS_LEFT)
 C_OWN_FACE_DOWN, C_RETURNED = int(CardColumn.OWN_FACE_DOWN), int(CardColumn.RETURNED)
@@ -111,6 +125,8 @@ _swap_return_position = njit(cache=True, inline="always")(hand.swap_return_posit
 _may_swap = njit(cache=True, inline="always")(hand.may_swap)
 _may_split = njit(cache=True, inline="always")(hand.may_split)
 _may_shoot = njit(cache=True, inline="always")(hand.may_shoot)
+_may_burn = njit(cache=True, inline="always")(hand.may_burn)
+_may_declare_half = njit(cache=True, inline="always")(hand.may_declare_half)
 _banker_must_hit = njit(cache=True, inline="always")(hand.banker_must_hit)
 _forced_banker_hits = njit(cache=True, inline="always")(hand.forced_banker_hits)
 
@@ -169,11 +185,24 @@ def shuffle_deck(r, cfg, cards, rng, g):
 
 # --------------------------------------------------------------------------- helpers
 @njit(cache=True, inline="always")
+def _multi_hidden(cfg):
+    """A slot may hold several face-down cards (``max_face_down: all``, a declared ½ ace)."""
+    return cfg[K_ALLDOWN] != 0 or cfg[A_ACE] >= 0
+
+
+@njit(cache=True, inline="always")
 def _reveal(r, cfg, k):
     c = r[cfg[O_HID] + k]
     if c >= 0:
         r[cfg[O_HID] + k] = -1
         r[cfg[O_RET] + c] = 0  # seen face-up: no longer "returned to the deck"
+        if _multi_hidden(cfg):
+            b = cfg[O_CARDS] + k * cfg[K_MAXC]
+            for j in range(r[cfg[O_NC] + k]):
+                c = r[b + j]
+                if r[cfg[O_MH] + c]:
+                    r[cfg[O_MH] + c] = 0
+                    r[cfg[O_RET] + c] = 0
 
 
 @njit(cache=True)
@@ -182,14 +211,15 @@ def _cards_total(r, cfg, k, visible):
     its best value (``T_WILD``)."""
     wild = cfg[K_WILD]
     hid = r[cfg[O_HID] + k] if visible else -1
+    more = visible and _multi_hidden(cfg)
     blind = r[cfg[O_BLIND] + k]  # a shot card counts once it is shown (settlement)
-    base = 0
+    base = -r[cfg[O_ACE] + k] if cfg[A_ACE] >= 0 else 0  # a declared ace counts ½ (settle.best_total's adjust)
     count = 0
     has_wild = False
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
     for j in range(r[cfg[O_NC] + k]):
         c = r[b + j]
-        if c == hid or c == blind:
+        if c == hid or c == blind or (more and r[cfg[O_MH] + c]):
             continue
         count += 1
         if c == wild:
@@ -211,7 +241,16 @@ def _visible_total(r, cfg, k):
     """What the table sees of slot ``k``'s total (its face-up cards)."""
     if cfg[K_WILD] < 0:
         hid = r[cfg[O_HID] + k]
-        return r[cfg[O_TOT] + k] - (V2[hid] if hid >= 0 else 0)
+        if hid < 0:
+            return r[cfg[O_TOT] + k]
+        t = r[cfg[O_TOT] + k] - V2[hid]
+        if _multi_hidden(cfg):
+            b = cfg[O_CARDS] + k * cfg[K_MAXC]
+            for j in range(r[cfg[O_NC] + k]):
+                c = r[b + j]
+                if r[cfg[O_MH] + c]:
+                    t -= V2[c]
+        return t
     return _cards_total(r, cfg, k, True)
 
 
@@ -236,6 +275,8 @@ def _give(r, cfg, k, face_up):
         r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
     if face_up:
         r[cfg[O_RET] + c] = 0
+    elif r[cfg[O_HID] + k] >= 0:  # a declared ½ ace or max_face_down: all: several face-down cards
+        r[cfg[O_MH] + c] = 1
     else:
         r[cfg[O_HID] + k] = c
     return c
@@ -249,12 +290,22 @@ def _pay(r, cfg, frm, to, amount):
 
 @njit(cache=True)
 def _result(r, cfg, k, s, mult):
+    """Settle punter slot ``k`` (seat ``s``) at ``mult`` stakes (negative: it loses); side
+    bets on a seat's first hand follow it at their own stake."""
     b = r[BANKER]
     st = r[cfg[O_STAKE] + k]
     if mult > 0:
         _pay(r, cfg, b, s, st * mult)
     else:
         _pay(r, cfg, s, b, -st * mult)
+    if cfg[A_NOSIDE] >= 0 and k % cfg[K_H] == 0:
+        side = cfg[K_SIDESTAKE]
+        for t in range(cfg[K_N]):
+            if r[cfg[O_SIDE] + t] == s:
+                if mult > 0:
+                    _pay(r, cfg, b, t, side * mult)
+                else:
+                    _pay(r, cfg, t, b, -side * mult)
 
 
 @njit(cache=True, inline="always")
@@ -338,6 +389,9 @@ def _settle(r, cfg):
             if r[cfg[O_STATUS] + k] != S_STOOD:
                 continue
             _reveal(r, cfg, k)
+            if cfg[K_TRIPLEE] and r[cfg[O_TRIP] + k]:  # a triplèe: paid its own, whatever the banker has
+                _result(r, cfg, k, s, cfg[K_TRIP_PAY])
+                continue
             c = r[cfg[O_BLIND] + k]
             if c >= 0:  # a shot 7: its card is shown now
                 r[cfg[O_BLIND] + k] = -1
@@ -461,9 +515,30 @@ def _deal(r, cfg):
             _give(r, cfg, ((banker + t + 1) % n) * H, up)
     if r[POS] < r[DLEN]:
         _give(r, cfg, banker * H, False)
+    r[HAND] = 0
+    if cfg[A_NOSIDE] >= 0 and n > 2:  # side bets: each punter in turn may back another's hand
+        r[TURN] = 0
+        r[SEAT] = (banker + 1) % n
+        r[PHASE] = P_SIDE
+        return
     r[TURN] = -1
     r[SEAT] = 0
-    r[HAND] = 0
+    _next_punter(r, cfg)
+
+
+@njit(cache=True)
+def _side_bet(r, cfg, a):
+    """Side bets (000 §9): the acting punter backs the seat ``a - A_NOSIDE`` places after
+    it (NO_SIDE_BET: none); then the next punter, or play."""
+    n = cfg[K_N]
+    s = r[SEAT]
+    if a != cfg[A_NOSIDE]:
+        r[cfg[O_SIDE] + s] = (s + a - cfg[A_NOSIDE]) % n
+    r[TURN] += 1
+    if r[TURN] < n - 1:
+        r[SEAT] = (r[BANKER] + r[TURN] + 1) % n
+        return
+    r[TURN] = -1
     _next_punter(r, cfg)
 
 
@@ -526,10 +601,26 @@ def _check_total(r, cfg, s, h):
 def _hit(r, cfg, s, h, face_up):
     k = s * cfg[K_H] + h
     was_single = r[cfg[O_NC] + k] == 1
-    first = r[cfg[O_CARDS] + k * cfg[K_MAXC]]
-    if not face_up:
+    if not face_up and cfg[K_ALLDOWN] == 0 and not (cfg[A_ACE] >= 0 and r[cfg[O_ACE] + k]):
         _reveal(r, cfg, k)
     c = _give(r, cfg, k, face_up)
+    _after_draw(r, cfg, s, h, c, was_single, face_up)
+
+
+@njit(cache=True, inline="always")
+def _is_triplee(r, cfg, k):
+    """Slot ``k``'s two cards are two 7s, or a 7 and ``K_TRIP_WILD`` (``game.Game._is_triplee``)."""
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    w = cfg[K_TRIP_WILD]
+    a, c = r[b], r[b + 1]
+    return (RANKS[a] == 7 or a == w) and (RANKS[c] == 7 or c == w)
+
+
+@njit(cache=True)
+def _after_draw(r, cfg, s, h, c, was_single, face_up):
+    """A punter hand received ``c`` from a hit (or in place of a burnt card): a double, a
+    triplèe, a split, a bust or 7½, a 3 or 4 it may burn."""
+    k = s * cfg[K_H] + h
     r[FIRST] = 0
     r[RAISED] = 0
     if was_single and _double(r, cfg, k):  # declared: shown, it stands
@@ -538,10 +629,59 @@ def _hit(r, cfg, s, h, face_up):
         r[cfg[O_STATUS] + k] = S_STOOD
         _end_punter_hand(r, cfg)
         return
-    if was_single and _may_split(r[cfg[O_SPL] + s], cfg[K_SPLITS], V2[c], V2[first], FIG[c], cfg[K_SPLITANY] != 0):
+    if cfg[K_TRIPLEE] and was_single and _is_triplee(r, cfg, k):  # shown, it stands
+        _reveal(r, cfg, k)
+        r[cfg[O_TRIP] + k] = 1
+        r[cfg[O_STATUS] + k] = S_STOOD
+        _end_punter_hand(r, cfg)
+        return
+    first = r[cfg[O_CARDS] + k * cfg[K_MAXC]]
+    if (
+        was_single
+        and _may_split(r[cfg[O_SPL] + s], cfg[K_SPLITS], V2[c], V2[first], FIG[c], cfg[K_SPLITANY] != 0)
+        and (h == 0 or cfg[K_SPLITFIRST] == 0)
+    ):
         r[PHASE] = P_SPLIT
         return
     _check_total(r, cfg, s, h)
+    # burn_drawn: a 3 or 4 just received face-up, in a hand that plays on, may be burnt
+    if (
+        cfg[K_BURNDRAWN]
+        and face_up
+        and _may_burn(RANKS[c])
+        and r[cfg[O_STATUS] + k] == S_PLAYING
+        and r[PHASE] == P_DRAW
+    ):
+        r[BURNABLE] = 1
+
+
+@njit(cache=True)
+def _burn(r, cfg, s, h):
+    """A 3 or 4 is shown and put out of play; the top card replaces it: the initial card
+    (before the bet), or one just received face-up from a hit (then face-up, and the hand
+    goes on as after a hit)."""
+    k = s * cfg[K_H] + h
+    nc = r[cfg[O_NC] + k] - 1
+    card = r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc]
+    r[cfg[O_NC] + k] = nc
+    if r[cfg[O_HID] + k] == card:
+        r[cfg[O_HID] + k] = -1
+    r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
+    r[cfg[O_RET] + card] = 1  # shown, out of the hand (and of play)
+    r[NBURN] += 1
+    if r[PHASE] == P_BET:
+        _give(r, cfg, k, cfg[K_INITUP] != 0)
+        return
+    _after_draw(r, cfg, s, h, _give(r, cfg, k, True), nc == 1, True)
+
+
+@njit(cache=True)
+def _declare_ace(r, cfg, s):
+    """Italian: the initial ace is declared (shown) worth ½; later cards come face-down."""
+    k = s * cfg[K_H]
+    _reveal(r, cfg, k)
+    r[cfg[O_ACE] + k] = 1
+    r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
 
 
 @njit(cache=True)
@@ -598,6 +738,18 @@ def start(r, cfg, banker):
     r[HANDNO] = 0
     r[FIRST] = 0
     r[RAISED] = 0
+    r[BURNABLE] = 0
+    r[NBURN] = 0
+    if _multi_hidden(cfg):
+        for c in range(N_CARDS):
+            r[cfg[O_MH] + c] = 0
+    if cfg[A_ACE] >= 0 or cfg[K_TRIPLEE]:
+        for k in range(S):
+            r[cfg[O_ACE] + k] = 0
+            r[cfg[O_TRIP] + k] = 0
+    if cfg[A_NOSIDE] >= 0:
+        for s in range(n):
+            r[cfg[O_SIDE] + s] = -1
     for c in range(N_CARDS):
         r[cfg[O_RET] + c] = 0
     for k in range(S):
@@ -639,9 +791,19 @@ def legal(r, cfg):
         if not (can_draw and r[cfg[O_TOT] + k] < cfg[K_MIN]):  # below min_stand a hand must draw
             m = one << A_STAND
         if can_draw:
-            m |= one << A_HIT_UP
-            if cfg[K_DRAWDOWN] != 0:
+            down_only = cfg[K_ALLDOWN] != 0 or (cfg[A_ACE] >= 0 and r[cfg[O_ACE] + k] != 0)
+            up_only = False
+            if cfg[K_FACEFORCED]:  # face-down exactly when the hand shows no face-down card
+                up_only = r[cfg[O_HID] + k] >= 0
+                down_only = down_only or not up_only
+            if down_only:
                 m |= one << A_HIT_DOWN
+            else:
+                m |= one << A_HIT_UP
+                if cfg[K_DRAWDOWN] != 0 and not up_only:
+                    m |= one << A_HIT_DOWN
+            if r[BURNABLE]:
+                m |= one << cfg[A_BURN]
         if cfg[K_CANRAISE] != 0 and r[RAISED] == 0 and r[FIRST] == 0:
             raise_from = r[cfg[O_STAKE] + k]
         else:
@@ -662,19 +824,32 @@ def legal(r, cfg):
         for i in range(nb):
             m |= one << (A_BET0 + i)
         k = r[SEAT] * H
-        if (
-            cfg[K_SWAP] != 0
-            and r[HAND] == 0
-            and can_draw
-            and r[cfg[O_NC] + k] == 1
-            and _may_swap(RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]], r[cfg[O_SWP] + r[SEAT]])
-        ):
+        first = r[HAND] == 0 and can_draw and r[cfg[O_NC] + k] == 1
+        rank = RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] if first else 0
+        if first and cfg[K_SWAP] != 0 and _may_swap(rank, r[cfg[O_SWP] + r[SEAT]]):
             if cfg[K_SWAP] == 2:  # mandatory
                 return one << A_SWAP
             m |= one << A_SWAP
+        if first and cfg[A_BURN] >= 0 and _may_burn(rank):
+            m |= one << cfg[A_BURN]
+        if (
+            first
+            and cfg[A_ACE] >= 0
+            and _may_declare_half(rank, r[cfg[O_CARDS] + k * cfg[K_MAXC]] == cfg[K_WILD])
+            and r[cfg[O_ACE] + k] == 0
+        ):
+            m |= one << cfg[A_ACE]
         return m
     if ph == P_SPLIT:
         return (one << A_SPLIT) | (one << A_KEEP)
+    if ph == P_SIDE:  # no side bet, or back another punter: SIDE_BET_r, r places after the bettor
+        n = cfg[K_N]
+        s, b = r[SEAT], r[BANKER]
+        m = one << cfg[A_NOSIDE]
+        for t in range(n):
+            if t != s and t != b:
+                m |= one << (cfg[A_NOSIDE] + (t - s + n) % n)
+        return m
     if ph == P_AUCTION:
         a0 = cfg[A_NOBID]
         if r[SEAT] == r[BANKER]:
@@ -705,11 +880,16 @@ def apply(r, cfg, a):
     s, h = r[SEAT], r[HAND]
     H, nb = cfg[K_H], cfg[K_NB]
     k = s * H + h
+    r[BURNABLE] = 0  # a drawn 3 or 4 is burnt at once or kept
     if ph == P_AUCTION:
         _auction(r, cfg, a)
+    elif ph == P_SIDE:
+        _side_bet(r, cfg, a)
     elif ph == P_DRAW:
         if a == cfg[A_FUSIL]:
             _shoot(r, cfg, s)
+        elif a == cfg[A_BURN]:
+            _burn(r, cfg, s, h)
         elif a >= A_BET0 + nb:  # RAISE
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0 - nb + 1]
             r[RAISED] = 1
@@ -721,6 +901,10 @@ def apply(r, cfg, a):
     elif ph == P_BET:
         if a == A_SWAP:
             _swap_four(r, cfg, s)
+        elif a == cfg[A_BURN]:
+            _burn(r, cfg, s, 0)
+        elif a == cfg[A_ACE]:
+            _declare_ace(r, cfg, s)
         else:
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0]
             r[FIRST] = 1
@@ -864,8 +1048,13 @@ def decide(r, cfg, p, rng, g):
         if (m >> cfg[A_NOBID]) & one:
             return cfg[A_NOBID]
         return cfg[A_NOBID] + cfg[K_NBIDS] + 2
-    if ((tot >= t2 or tot == p[P_BEST]) and (m >> A_STAND) & one) or not (m >> A_HIT_UP) & one:
+    if ph == P_SIDE:  # no side bet
+        return cfg[A_NOSIDE]
+    hits = (m >> A_HIT_UP) & one or (m >> A_HIT_DOWN) & one
+    if ((tot >= t2 or tot == p[P_BEST]) and (m >> A_STAND) & one) or not hits:
         return A_STAND  # (below min_stand it may not stand: it draws)
+    if not (m >> A_HIT_UP) & one:
+        return A_HIT_DOWN  # (a face-down hit the only one)
     hid = r[cfg[O_HID] + k]
     if hid >= 0 and V2[hid] < p[P_HIDE_BELOW] and (m >> A_HIT_DOWN) & one:
         return A_HIT_DOWN
@@ -886,7 +1075,8 @@ def observe(r, cfg, o, fold, out):
     HANDS, SEATS, G = cfg[K_HANDS] - shift, cfg[K_SEATS] - shift, cfg[K_GLOBAL] - shift  # encoding.Layout's blocks
     out[:] = 0.0
     phase, seat, b = r[PHASE], r[SEAT], r[BANKER]
-    swaps = 0
+    swaps = r[NBURN]  # cards shown going back into the deck or out of play: the returned column
+    more = _multi_hidden(cfg)
     for s in range(n):
         swaps += r[o_swp + s]
         rel = s - o
@@ -912,9 +1102,10 @@ def observe(r, cfg, o, fold, out):
                 if c == blind:
                     continue
                 row = (c % N_RANKS if fold else c) * W
-                if c != hid or s == o:
+                down = c == hid or (more and r[cfg[O_MH] + c] != 0)
+                if not down or s == o:
                     out[row + slot] += 1.0
-                if c == hid and s == o:
+                if down and s == o:
                     out[row + nH + C_OWN_FACE_DOWN] += 1.0
             out[hb + F_TOTAL] = (r[o_tot + k] if s == o else _visible_total(r, cfg, k)) * 0.5
         sb = SEATS + rel * SEAT_FEATURES
@@ -926,6 +1117,10 @@ def observe(r, cfg, o, fold, out):
         out[sb + F_ANNOUNCED] = r[cfg[O_ANN] + s]
         if phase == P_AUCTION:
             out[sb + F_BID] = r[cfg[O_BID] + s]
+        if cfg[A_NOSIDE] >= 0:
+            for t in range(n):
+                if r[cfg[O_SIDE] + t] == s:
+                    out[sb + F_SIDE] += cfg[K_SIDESTAKE]
     if swaps:
         for c in range(N_CARDS):
             if r[o_ret + c]:
