@@ -438,6 +438,11 @@ def test_ace_declared_half_and_later_cards_face_down():
     # Without the option an ace counts 1 and later cards may come face-up.
     e = table(["1o", "5c"], rules=ITALIAN)
     assert "ACE_HALF" not in legal(e)
+    # An ace that is the wild card takes the wild card's value: it is not declared ½.
+    e = table(["1o", "5c"], rules={"preset": ITALIAN, "ace_half": True, "wild_card": "1o"})
+    assert "ACE_HALF" not in legal(e)
+    e = table(["1b", "5c"], rules={"preset": ITALIAN, "ace_half": True, "wild_card": "1o"})
+    assert "ACE_HALF" in legal(e)
 
 
 def test_declared_ace_keeps_several_cards_hidden_from_the_table():
