@@ -550,7 +550,7 @@ _PART_OF: dict[str, tuple[str, Any]] = {
 """Options that change nothing while the feature they belong to is off (its value here)."""
 
 ENGINE_OPTIONS: dict[str, frozenset[str]] = {
-    # siete_env.batched (one hand per episode: bank passing changes nothing in it)
+    # siete_env.batched: every option
     "batched": frozenset({
         "preset", "deck", "bet_levels", "raise_on_draw", "four_swap", "seven_half_pays",
         "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "split_any_pair",
@@ -559,7 +559,9 @@ ENGINE_OPTIONS: dict[str, frozenset[str]] = {
         "canto", "banker_must_chase", "fusilar", "fusilar_pays", "bank_auction", "auction_bids", "limit",
         "split_first_hand_only", "face_down_choice", "max_face_down", "ace_half", "burn_three_four", "burn_drawn",
         "triplee", "triplee_pays", "triplee_wild", "triplee_takes_bank", "side_bets", "side_bet_stake",
-        # the points game (quattro e mezzo), one hand per episode
+        # the session: several hands per episode, the chips each seat starts with
+        "hands_per_episode", "play_to_target", "starting_chips",
+        # the points game (quattro e mezzo)
         "scoring", "min_stand", "ranking", "upset", "double_rank", "declare", "more_cards_win_ties",
         "wild_loses_ties_at", "points_table", "points_otherwise", "bank_totals", "instant_win", "target_score",
     }),

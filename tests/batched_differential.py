@@ -18,6 +18,7 @@ Mechanic groups (each a deck stacking, an action bias and table sizes):
 | ``presets`` | any of the above | any of the above | 2, 4 and 7, every preset the batched engine plays |
 | ``wild`` | the wild card, 7s and figures on top | hit (70%) | 2..12, the wild card and the reale with random options |
 | ``points`` | figures (nine make an instant 4½), or 6s and the wild card (doubles), or uniform | hit (60%) | 2..12, quattro e mezzo and variations of its options |
+| ``sessions`` | any of the groups before ``rules`` | as that group | 2..12, several hands per episode (or quattro e mezzo to its target), the chips each seat starts with, every way the bank passes, the shoe; the reference engine's later decks and reshuffles are the kernels' (``kernels.session_shuffle``) |
 | ``italian`` | aces, 3s, 4s and 7s on top | burn (60%), declare an ace ½ (60%), a side bet (50%), hit (60%) | 2..12, the italian and old-French options of the hand (burns, the ½ ace, the triplèe, side bets, every card face-down, the forced face, splits from the first hand only, other limits) on random rules |
 
 ``python -m tests.batched_differential --hands 10000`` runs every group with that many
@@ -38,7 +39,7 @@ from siete_env.batched import BatchedTables, supported
 from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
-from siete_env.game import EV_DEAL, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
+from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
 from siete_env.rules import PRESETS as _PRESETS
 from siete_env.rules import Rules, resolve_rules
@@ -47,19 +48,10 @@ from siete_env.settle import RuleFacts, half, is_reale
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 
 GROUPS = (
-    "random",
-    "swaps",
-    "splits",
-    "seven_half",
-    "raises",
-    "exhaustion",
-    "rules",
-    "presets",
-    "wild",
-    "points",
-    "italian",
-)
-MIXED = ("rules", "presets")  # groups that deal and choose as one of the groups before them
+    "random", "swaps", "splits", "seven_half", "raises", "exhaustion", "rules", "presets", "wild", "points", "italian",
+    "sessions",
+)  # fmt: skip
+MIXED = ("rules", "presets", "sessions")  # groups that deal and choose as one of the groups before them
 PRESETS = tuple(p for p in _PRESETS if supported(p, 2))  # the presets the batched engine plays
 SIZES = (2, 4, 7)
 
@@ -170,6 +162,25 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
             except ValueError:
                 continue
             return n, rules
+    if group == "sessions":
+        while True:
+            n = int(rng.integers(2, 13))
+            if rng.random() < 0.2:
+                rules = {"preset": "quattro_e_mezzo", "play_to_target": True, "target_score": int(rng.integers(3, 12))}
+            else:
+                rules = random_rules(rng, n)
+                rules["preset"] = str(rng.choice(["spanish", "italian", "spanish_full", "latin"]))
+                rules["hands_per_episode"] = int(rng.integers(2, 7))
+                rules["bank_passes"] = str(rng.choice(["seven_half", "reale", "never", "when_exhausted"]))
+                if rng.random() < 0.5:
+                    rules["reshuffle"] = "when_exhausted"
+                if rng.random() < 0.5:
+                    rules["starting_chips"] = int(rng.integers(1, 25))
+            try:  # (options drawn separately may clash: the rules say so)
+                resolve_rules(rules)
+            except ValueError:
+                continue
+            return n, rules
     if group == "wild":
         n = int(rng.integers(2, 13))
         rules = random_rules(rng, n)
@@ -183,10 +194,36 @@ class Mismatch(AssertionError):
     pass
 
 
+class _KernelShuffle:
+    """The reference engine's shuffle for a session at table ``i``: the decks and reshuffles
+    the kernels draw from the row's seed (``kernels.session_shuffle``), so that both engines
+    play the same cards after the first hand."""
+
+    def __init__(self, bt: BatchedTables, i: int, game: Any):
+        self.bt, self.i, self.game = bt, i, game
+        self.reshuffles = 0
+
+    def __call__(self, cards: list[int] | None = None) -> list[int]:
+        from siete_env.batched import kernels as K
+
+        words = self.bt.state[self.i, K.SEED0 : K.SEED0 + 4].astype(np.int64) & 0xFFFF
+        seed = np.uint64(sum(int(w) << (16 * j) for j, w in enumerate(words)))
+        if cards is None:  # hand ``hand_no``'s fresh deck
+            stream, src = 2 * self.game.hand_no, self.bt.deck_cards
+        else:  # the shoe's discards
+            stream, src = 2 * self.reshuffles + 1, cards
+            self.reshuffles += 1
+        src = np.asarray(src, np.int64)
+        out = np.empty(len(src), np.int64)
+        K.session_shuffle(seed, stream, src, len(src), out)
+        return out.tolist()
+
+
 def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np.random.Generator,
                   counts: Counter, batch: int = 64, fold_check: bool = True) -> None:  # fmt: skip
     """``hands`` hands of ``group`` at ``n`` seats under ``rules``, ``batch`` tables at a time."""
     bt = BatchedTables(min(batch, hands), n, rules)
+    print("SET", n, rules, flush=True) if __import__("os").environ.get("DIFF_DEBUG") else None
     names = bt.action_names
     sub = rng.choice(GROUPS[: GROUPS.index("rules")]) if group in MIXED else group
     facts = RuleFacts(resolve_rules(rules))
@@ -199,6 +236,7 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
         banker = int(rng.integers(n))
         bt.start([i], [banker], deck[None, :])
         envs[i].reset(seed=int(rng.integers(1 << 30)), options={"deck": [CARD_IDS[c] for c in deck], "banker": banker})
+        envs[i].game.shuffle = _KernelShuffle(bt, i, envs[i].game)  # a session's later decks: the kernels'
         started += 1
 
     live = []
@@ -269,6 +307,12 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
                 counts["deck ran out"] += g.pos >= len(g.deck)
                 counts["split hands"] += sum(g.nhands) - n
                 counts["triplee"] += sum(g.triple)
+                if g.rules.hands_per_episode > 1 or g.rules.play_to_target:  # a session
+                    new_hands = [ev for ev in g.events if ev[0] == EV_NEW_HAND]
+                    counts["session hands"] += g.hand_no
+                    counts["bank passed"] += sum(a[1] != b[1] for a, b in zip(new_hands, new_hands[1:], strict=False))
+                    counts["reshuffles"] += sum(ev[0] == EV_RESHUFFLE for ev in g.events)
+                    counts["seats out"] += sum(len(ev[6]) for ev in new_hands)
                 if started < hands:
                     deal(i)
                     nxt.append(i)

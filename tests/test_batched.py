@@ -43,12 +43,15 @@ SUITE_HANDS = {
     "wild": 120,
     "points": 300,
     "italian": 200,
+    "sessions": 60,  # episodes of several hands (about 300 hands)
 }
 
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_identical_to_the_reference_engine(group):
-    counts = run_group(group, SUITE_HANDS[group], seed=1, per_set={"exhaustion": 20, "italian": 10}.get(group, 40))
+    counts = run_group(
+        group, SUITE_HANDS[group], seed=1, per_set={"exhaustion": 20, "italian": 10, "sessions": 4}.get(group, 40)
+    )
     assert counts["hands"] == SUITE_HANDS[group]
     want = {
         "swaps": "SWAP_FOUR",
@@ -66,6 +69,9 @@ def test_identical_to_the_reference_engine(group):
     if group == "italian":
         for want in ("BURN", "ACE_HALF", "SIDE_BET_1", "triplee"):
             assert counts[want] >= 10, (want, counts)
+    if group == "sessions":
+        for want in ("session hands", "bank passed", "reshuffles", "seats out"):
+            assert counts[want] >= 10, (want, counts)
 
 
 @pytest.mark.skipif(not os.environ.get("SIETE_DIFF_HANDS"), reason="set SIETE_DIFF_HANDS for the full count")
@@ -78,15 +84,17 @@ def test_identical_full_count(group):
 @pytest.mark.parametrize(
     "rules, n, match",
     [
-        ({"preset": "quattro_e_mezzo", "play_to_target": True}, 2, "play_to_target=True"),
-        ({"preset": "spanish", "hands_per_episode": 3}, 2, "hands_per_episode=3"),
-        ({"preset": "spanish", "starting_chips": 10}, 2, "starting_chips=10"),
         ({"preset": "spanish", "side_bets": True}, 2, "side_bets: true needs at least 3 players"),
+        (
+            {"preset": "spanish", "bet_levels": [1, 500], "hands_per_episode": 40},
+            2,
+            r"can move 320,000 chips in an episode",
+        ),
         ("spanish", 13, "num_players must be 2..12"),
         (
             {"preset": "spanish", "bet_levels": [1, 5000]},
             2,
-            r"can move 80,000 chips in a hand at 2 seats \(at most 32,767\)",
+            r"can move 80,000 chips in an episode at 2 seats \(at most 32,767\)",
         ),
         ({"preset": "spanish_full", "auction_bids": [40000]}, 2, r"can move 40,080 chips"),
         ({"preset": "quattro_e_mezzo", "points_otherwise": 40000}, 4, r"can move 40,000 chips"),
@@ -404,11 +412,15 @@ def test_play_match_engine_choice():
     assert play_match("banker:6", "threshold:5.5", hands=50, seed=0, recorder=lambda *a: None).extra["engine"] == "aec"
     assert play_match("banker:6", "threshold:5.5", rules="italian", hands=50).extra["engine"] == "batched"
     assert play_match("banker:6", "threshold:5.5", rules="spanish_full", hands=50).extra["engine"] == "batched"
-    assert play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=50).extra["engine"] == "aec"
+    assert (
+        play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=50).extra["engine"] == "batched"
+    )
+    huge = {"bet_levels": [1, 5000]}  # amounts beyond the kernels' int16
+    assert play_match("banker:6", "threshold:5.5", rules=huge, hands=50).extra["engine"] == "aec"
     with pytest.raises(ValueError, match="recorder needs engine='aec'"):
         play_match("banker:6", "threshold:5.5", hands=5, engine="batched", recorder=lambda *a: None)
-    with pytest.raises(ValueError, match="hands_per_episode=2"):
-        play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=5, engine="batched")
+    with pytest.raises(ValueError, match="can move 80,000 chips"):
+        play_match("banker:6", "threshold:5.5", rules=huge, hands=5, engine="batched")
 
 
 def test_seat_tables_take_learned_snapshots_and_the_learner_needs_batched_rules(tmp_path):
@@ -436,7 +448,9 @@ def test_seat_tables_take_learned_snapshots_and_the_learner_needs_batched_rules(
     rng = np.array([1], np.uint64)
     for _ in range(64):  # the learned punter plays inside step
         venv.step(random_legal_actions(venv.venv.venv.action_masks(), rng))
-    sessions = tmp_path / "sessions.yaml"
-    sessions.write_text("preset: spanish\nhands_per_episode: 3\n")
-    with pytest.raises(ValueError, match="the vine learner needs rules the batched engine plays.*hands_per_episode=3"):
-        load_config(path, [f"rules={sessions}"])
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("preset: spanish\nbet_levels: [1, 5000]\n")
+    with pytest.raises(
+        ValueError, match="the vine learner needs rules the batched engine plays.*can move 80,000 chips"
+    ):
+        load_config(path, [f"rules={huge}"])

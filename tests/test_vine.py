@@ -283,7 +283,7 @@ def test_a_vine_model_saves_and_loads_as_maskable_ppo(pair, tmp_path):
 @pytest.mark.parametrize(
     ("over", "words"),
     [
-        ({"rules": {"preset": "spanish", "hands_per_episode": 2}}, "batched engine"),
+        ({"rules": {"preset": "spanish", "bet_levels": [1, 5000]}}, "batched engine"),
         ({"rules": "spanish_full"}, "bank_auction sells the bank"),
         ({"vine": {"iterations": 4, "snapshot_every": 4}}, "snapshot_every below iterations"),
         ({"vine": {"iterations": 4, "snapshot_every": 2}, "evaluation": {"select": "last"}}, "select: mixture"),

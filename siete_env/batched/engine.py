@@ -1,9 +1,10 @@
 """``BatchedTables``: N tables of one rule set stepped together by the numba kernels.
 
 The reference engine (``siete_env.game.Game``) stays the specification; this is the same
-hand, one per episode, for every preset the environment ships and the options
-``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
-``ValueError`` naming them: use the AEC environment for them). The rules' values — what
+episode — a hand, or a session of hands — for every preset the environment ships and the
+options ``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
+``ValueError`` naming them: use the AEC environment for them). A session's later decks and
+reshuffles are drawn from the episode's seed (``kernels.session_shuffle``). The rules' values — what
 a hand totals with the wild card, the reale, every payout, the points game's table,
 doubles and instant wins — are tables made here from ``siete_env.settle``'s functions
 (``_with_tables``); the kernels read them and never restate them.
@@ -38,6 +39,7 @@ from ..settle import (
     is_double,
     is_instant_win,
     is_reale,
+    reale_suit,
     takes_bank,
     tie_card_value,
     wild_total,
@@ -68,17 +70,21 @@ def max_cards_in_hand(rules: Rules) -> int:
 
 
 def chips_bound(rules: Rules, num_players: int) -> int:
-    """The most chips (or points) a seat can win or lose in one hand under these rules: the
-    banker against every punter hand at the top stake and the largest multiplier, plus the
-    bank's price; in the points game, the largest score."""
+    """The most chips (or points) a seat can win or lose in an episode under these rules: in
+    a hand, the banker against every punter hand and side bet at the top stake and the
+    largest multiplier, plus the bank's price (in the points game, the largest score); times
+    the hands of a session (to the target and one more hand's score, playing to a target)."""
     if rules.scoring == "points":
         facts = RuleFacts(rules)
         scores = [row.points for row in facts.table] + [facts.otherwise]
-        return max(scores + ([facts.target] if rules.instant_win is not None else []))
+        one = max(scores + ([facts.target] if rules.instant_win is not None else []))
+        # a session's scores add up: to the target (then at most one more hand's), or over its hands
+        return facts.target + one if rules.play_to_target else one * rules.hands_per_episode
     worst = max(abs(m) for m in Payouts(rules).by_outcome)
     hands = (num_players - 1) * (1 + rules.splits_for(num_players))
     side = (num_players - 1) * rules.side_bet_stake * worst if rules.side_bets else 0
-    return hands * rules.bet_levels[-1] * worst + side + (max(rules.auction_bids) if rules.bank_auction else 0)
+    one = hands * rules.bet_levels[-1] * worst + side + (max(rules.auction_bids) if rules.bank_auction else 0)
+    return one * rules.hands_per_episode  # (a session: its chips add up over its hands)
 
 
 def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
@@ -97,15 +103,14 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     moved = chips_bound(r, num_players)
     if moved > MAX_CHIPS:  # the state row is int16
         bad.append(
-            f"stakes, payouts, bids or scores that can move {moved:,} chips in a hand at "
+            f"stakes, payouts, bids or scores that can move {moved:,} chips in an episode at "
             f"{num_players} seats (at most {MAX_CHIPS:,})"
         )
     if bad:
         raise ValueError(
             "the batched engine does not play "
             + ", ".join(bad)
-            + " (use the AEC environment, siete_env.env, for these rules); it plays one hand per episode, "
-            + "with any value of "
+            + " (use the AEC environment, siete_env.env, for these rules); it plays any value of "
             + ", ".join(sorted(ENGINE_OPTIONS["batched"]))
             + " and the other options at their defaults"
         )
@@ -198,6 +203,8 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_TIE": [tie_card_value(c) for c in cards],
         "T_BIDS": list(rules.auction_bids),
         "T_SHOT": [pays.by_outcome[pays.shot_outcome(p, b)] for p in range(K.TOTALS) for b in range(L + 2)],
+        "T_RSUIT": [reale_suit((a, b), facts) for a in cards for b in cards] if rules.reale_pays is not None else [],
+        "T_CARDS": list(rules.deck_cards()),
     }
     out = [cfg]
     at = len(cfg)
@@ -268,18 +275,26 @@ class BatchedTables:
         cfg[K.K_TRIPLEE], cfg[K.K_TRIP_PAY] = r.triplee, pays[OUT_TRIPLEE]
         cfg[K.K_TRIP_WILD] = -1 if facts.seven_wild_reale else facts.wild  # seven_half: a 7 and the wild are 7½
         cfg[K.A_NOSIDE], cfg[K.K_SIDESTAKE] = ids.get("NO_SIDE_BET", -1), r.side_bet_stake
+        # the session: its hands, the chips each seat starts with, the bank passing, the shoe
+        cfg[K.K_SESSION] = r.hands_per_episode > 1 or r.play_to_target
+        cfg[K.K_EPHANDS], cfg[K.K_TOTARGET] = r.hands_per_episode, r.play_to_target
+        cfg[K.K_START] = -1 if r.starting_chips is None else r.starting_chips
+        cfg[K.K_SHOE] = r.reshuffle == "when_exhausted"
+        cfg[K.K_PASS] = ("seven_half", "reale", "never", "when_exhausted", "winner").index(r.bank_passes)
+        cfg[K.K_TRIP_TAKES] = r.triplee_takes_bank
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
             ("O_STATUS", S), ("O_CARDS", S * maxc), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
             ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n), ("O_BLIND", S), ("O_ANN", n), ("O_BID", n),
-            ("O_MH", N_CARDS), ("O_ACE", S), ("O_TRIP", S), ("O_SIDE", n),
+            ("O_MH", N_CARDS), ("O_ACE", S), ("O_TRIP", S), ("O_SIDE", n), ("O_BURNED", N_CARDS),
+            ("O_DISC", N_CARDS), ("O_SEEN", N_CARDS), ("O_SHOWN", N_CARDS),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size
         cfg[K.K_F] = o
-        self.layout = Layout(n, H, levels[-1], r.hands_per_episode, r.reshuffle == "when_exhausted")
+        self.layout = Layout(n, H, levels[-1], r.hands_bound(), r.reshuffle == "when_exhausted")
         cfg[K.K_W] = self.layout.W
         cfg[K.K_HANDS], cfg[K.K_SEATS], cfg[K.K_GLOBAL] = self.layout.HANDS, self.layout.SEATS, self.layout.GLOBAL
         cfg[K.K_LEVELS : K.K_LEVELS + nb] = levels
@@ -357,7 +372,7 @@ class BatchedTables:
             raise ValueError(f"decks[{row}] is not a permutation of this rules' deck (rules.deck_cards())")
         bankers = self._per_game(bankers, games, "bankers", 0, self.n - 1)
         firstuse.notice(K.start_batch, "the batched engine")
-        K.start_batch(self.state, self.cfg, games, bankers, decks, decks.shape[1])
+        K.start_batch(self.state, self.cfg, games, bankers, decks, decks.shape[1], self.rng)
 
     def shuffled_decks(self, count: int, rng: np.random.Generator) -> np.ndarray:
         """``count`` uniformly shuffled decks (numpy's generator)."""

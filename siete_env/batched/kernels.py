@@ -1,19 +1,23 @@
 """numba kernels of the batched engine: one packed ``int16`` row of state per table.
 
-The hand is ``game.py``'s, one per episode, for the rules ``engine.check_rules`` accepts
-(every preset); the rules' values come from tables made from ``settle`` (``T_*`` below)
-and the points game's showdown is ``showdown.winners``, compiled here. Every function here
-works on one table's row ``r`` (a view of ``state[g]``) and the table configuration
-``cfg`` (an ``int64`` array built by ``engine.BatchedTables``); the batch kernels at the
-end loop over tables. Nothing here allocates.
+The episode is ``game.py``'s — a hand, or a session of hands — for the rules
+``engine.check_rules`` accepts (every preset and option); the rules' values come from
+tables made from ``settle`` (``T_*`` below), the rules of a hand's moves are ``hand``'s
+functions and the points game's showdown is ``showdown.winners``, compiled here. Every
+function here works on one table's row ``r`` (a view of ``state[g]``) and the table
+configuration ``cfg`` (an ``int64`` array built by ``engine.BatchedTables``); the batch
+kernels at the end loop over tables. Nothing here allocates, and no kernel calls itself
+through another (numba's cache does not keep recursive calls): a session's next hand is
+dealt by ``apply`` after the action that ended the last one.
 
-Row layout (offsets in ``cfg``): ten scalars (``BANKER .. HANDNO``), then the deck
+Row layout (offsets in ``cfg``): the scalars (``BANKER .. SEED3``), then the deck
 (``DMAX`` cards: the deck list of the reference engine, which grows by one card at each
 four-swap), the "returned to the deck" flag of each of the 40 cards, and per hand slot
 ``k = seat * H + hand``: number of cards, face-down card (-1: none), total in half
 points, stake, status, its cards (``MAXC`` each); per seat: hands, splits, swaps, chips;
 then per slot a double flag (the points game), a scratch area for the showdown, per slot
-the shot card (fusilar), per seat the announcement and the bid.
+the shot card (fusilar), per seat the announcement and the bid; then the areas of the
+options and of the session (below, with their ``cfg`` entries).
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ FIG = np.array(IS_FIGURE, np.bool_)
 
 # scalar fields of a row
 BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO, BURNABLE, NBURN = range(12)
-NSCAL = 12
+NEWB, EXH, NDISC, NRESH, SEED0, SEED1, SEED2, SEED3 = range(12, 20)
+NSCAL = 20
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
@@ -50,7 +55,19 @@ NSCAL = 12
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
  T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
  T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
- K_TRIPLEE, K_TRIP_WILD, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, K_LEVELS) = range(80)  # fmt: skip
+ K_TRIPLEE, K_TRIP_WILD, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
+ K_EPHANDS, K_TOTARGET, K_START, K_SHOE, K_PASS, K_TRIP_TAKES, T_RSUIT, T_CARDS, O_DISC, O_SEEN, O_SHOWN,
+ K_LEVELS) = range(93)  # fmt: skip
+# The session (several hands per episode; ``K_SESSION``): ``K_EPHANDS`` hands, or
+# (``K_TOTARGET``) until a seat's score reaches ``K_TARGET``; ``K_START`` the chips each seat
+# starts with (-1: unlimited; a seat that cannot cover the lowest stake sits out, its first
+# slot ``EMPTY``); ``K_PASS`` how the bank passes (``BP_*``, the new banker in ``NEWB``);
+# ``K_SHOE`` the shoe runs on across hands: the cards of finished hands in ``O_DISC``
+# (``NDISC``, the burnt ones first, in ``O_BURNED``), reshuffled when it runs out (``EXH``),
+# the cards shown face-up in ``O_SHOWN`` (this hand) and ``O_SEEN`` (this shoe: the
+# observation's seen-in-shoe column). Later hands' decks and every reshuffle are drawn from
+# the episode's seed (``SEED0..3``: ``session_shuffle``), so the row alone plays the session.
+BP_SEVEN_HALF, BP_REALE, BP_NEVER, BP_WHEN_EXHAUSTED, BP_WINNER = range(5)  # rules.Rules.bank_passes
 # The options of italian and old-French sources: ``K_SPLITFIRST`` splits only from a seat's
 # first hand (``split_first_hand_only``); ``K_FACEFORCED`` a hit comes face-down exactly when
 # the hand shows no face-down card (``face_down_choice: false``); ``K_ALLDOWN`` every later
@@ -97,6 +114,7 @@ P_BET, P_DRAW, P_SPLIT, P_BANKER, P_OVER, P_AUCTION, P_SIDE = (
     int(Phase.AUCTION),
     int(Phase.SIDE_BETS),
 )
+P_NEXT = 1 + max(int(p) for p in Phase)  # a session's hand is over, the next one not dealt yet (inside ``apply``)
 S_EMPTY, S_WAITING, S_PLAYING = int(Status.EMPTY), int(Status.WAITING), int(Status.PLAYING)
 S_STOOD, S_BUST = int(Status.STOOD), int(Status.BUST)
 # action ids (game.build_actions: the fixed actions, then BET_k, then RAISE_k)
@@ -111,6 +129,7 @@ F_ANNOUNCED, F_BID, F_SIDE = int(SeatFeature.ANNOUNCED), int(SeatFeature.BID), i
 F_PHASE, F_HANDS_DONE = int(GlobalFeature.PHASE), int(GlobalFeature.HANDS_DONE)
 F_CARDS_LEFT = int(GlobalFeature.CARDS_LEFT)
 C_OWN_FACE_DOWN, C_RETURNED = int(CardColumn.OWN_FACE_DOWN), int(CardColumn.RETURNED)
+C_SEEN = int(CardColumn.SEEN_IN_SHOE)
 # results of ``advance``
 LEARNER, PENDING = 0, 1
 
@@ -183,6 +202,37 @@ def shuffle_deck(r, cfg, cards, rng, g):
     r[DLEN] = m
 
 
+@njit(cache=True)
+def set_seed(r, x):
+    """The episode's seed ``x`` (a ``uint64``) into the row's four 16-bit words."""
+    for i in range(4):
+        w = np.int64((x >> np.uint64(16 * i)) & np.uint64(0xFFFF))
+        r[SEED0 + i] = w - 65536 if w >= 32768 else w  # as a signed 16-bit word
+
+
+@njit(cache=True, inline="always")
+def _row_seed(r):
+    x = np.uint64(0)
+    for i in range(4):
+        x |= np.uint64(np.int64(r[SEED0 + i]) & 0xFFFF) << np.uint64(16 * i)
+    return x
+
+
+@njit(cache=True)
+def session_shuffle(seed, stream, cards, m, out):
+    """``cards[:m]`` shuffled into ``out[:m]`` by the episode's ``seed`` and ``stream`` (hand
+    ``h``'s fresh deck: ``2 * h``; the ``j``-th reshuffle of a shoe: ``2 * j + 1``)."""
+    st = np.zeros(1, np.uint64)
+    st[0] = mix64(seed * _GOLDEN + np.uint64(stream) + np.uint64(1))
+    for j in range(m):
+        out[j] = cards[j]
+    for j in range(m - 1, 0, -1):
+        t = randint(st, 0, j + 1)
+        x = out[j]
+        out[j] = out[t]
+        out[t] = x
+
+
 # --------------------------------------------------------------------------- helpers
 @njit(cache=True, inline="always")
 def _multi_hidden(cfg):
@@ -196,6 +246,8 @@ def _reveal(r, cfg, k):
     if c >= 0:
         r[cfg[O_HID] + k] = -1
         r[cfg[O_RET] + c] = 0  # seen face-up: no longer "returned to the deck"
+        if cfg[K_SHOE]:
+            r[cfg[O_SHOWN] + c] = 1
         if _multi_hidden(cfg):
             b = cfg[O_CARDS] + k * cfg[K_MAXC]
             for j in range(r[cfg[O_NC] + k]):
@@ -203,6 +255,8 @@ def _reveal(r, cfg, k):
                 if r[cfg[O_MH] + c]:
                     r[cfg[O_MH] + c] = 0
                     r[cfg[O_RET] + c] = 0
+                    if cfg[K_SHOE]:
+                        r[cfg[O_SHOWN] + c] = 1
 
 
 @njit(cache=True)
@@ -254,9 +308,33 @@ def _visible_total(r, cfg, k):
     return _cards_total(r, cfg, k, True)
 
 
+@njit(cache=True)
+def _reshuffle(r, cfg):
+    """The shoe ran out: its discards, shuffled, become the new shoe (the table keeps its
+    cards)."""
+    m = r[NDISC]
+    d = cfg[O_DECK]
+    session_shuffle(_row_seed(r), 2 * r[NRESH] + 1, r[cfg[O_DISC] : cfg[O_DISC] + m], m, r[d : d + m])
+    r[NRESH] += 1
+    r[DLEN] = m
+    r[POS] = 0
+    r[NDISC] = 0
+    for c in range(N_CARDS):
+        r[cfg[O_SEEN] + c] = 0
+    r[EXH] = 1
+
+
+@njit(cache=True, inline="always")
+def _can_draw(r, cfg):
+    return r[POS] < r[DLEN] or (cfg[K_SHOE] != 0 and r[NDISC] > 0)
+
+
 @njit(cache=True, inline="always")
 def _draw_into(r, cfg, k):
-    """The deck's next card joins slot ``k``'s cards (counted nowhere yet); returns it."""
+    """The deck's next card (a shoe first reshuffles its discards when it runs out) joins
+    slot ``k``'s cards (counted nowhere yet); returns it."""
+    if r[POS] >= r[DLEN]:
+        _reshuffle(r, cfg)
     pos = r[POS]
     c = r[cfg[O_DECK] + pos]
     r[POS] = pos + 1
@@ -275,11 +353,28 @@ def _give(r, cfg, k, face_up):
         r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
     if face_up:
         r[cfg[O_RET] + c] = 0
+        if cfg[K_SHOE]:
+            r[cfg[O_SHOWN] + c] = 1
     elif r[cfg[O_HID] + k] >= 0:  # a declared ½ ace or max_face_down: all: several face-down cards
         r[cfg[O_MH] + c] = 1
     else:
         r[cfg[O_HID] + k] = c
     return c
+
+
+@njit(cache=True, inline="always")
+def _active(r, cfg, s):
+    """Seat ``s`` can cover the lowest stake (always, without ``starting_chips``)."""
+    return cfg[K_START] < 0 or cfg[K_START] + r[cfg[O_CHIPS] + s] >= cfg[K_LEVELS]
+
+
+@njit(cache=True)
+def _budget(r, cfg, s):
+    """What seat ``s`` can still stake this hand (``starting_chips``: its balance less its stakes)."""
+    b = cfg[K_START] + r[cfg[O_CHIPS] + s]
+    for h in range(r[cfg[O_NH] + s]):
+        b -= r[cfg[O_STAKE] + s * cfg[K_H] + h]
+    return b
 
 
 @njit(cache=True, inline="always")
@@ -368,8 +463,10 @@ def _settle_points(r, cfg, instant):
                     out[m] = out[j]
                     m += 1
             k = m
-    r[HANDNO] = 1
-    r[PHASE] = P_OVER
+        w = (b + 1 + out[0]) % n
+        if w != b:
+            r[NEWB] = w
+    _hand_over(r, cfg)
 
 
 @njit(cache=True)
@@ -382,6 +479,7 @@ def _settle(r, cfg):
     B = min(r[cfg[O_TOT] + b * H], L + 1)
     br = _is_reale(r, cfg, b * H)
     pay = cfg[T_PAY]
+    best = -1  # the best punter reale's slot (its suit the lowest index)
     for t in range(n - 1):
         s = (b + t + 1) % n
         for h in range(r[cfg[O_NH] + s]):
@@ -396,15 +494,119 @@ def _settle(r, cfg):
             if c >= 0:  # a shot 7: its card is shown now
                 r[cfg[O_BLIND] + k] = -1
                 r[cfg[O_RET] + c] = 0
+                if cfg[K_SHOE]:
+                    r[cfg[O_SHOWN] + c] = 1
                 P = r[cfg[O_TOT] + k] = _slot_total(r, cfg, k) if cfg[K_WILD] >= 0 else r[cfg[O_TOT] + k] + V2[c]
                 if P != L:  # only 7½ is paid: anything else is a bust (settle.Payouts.shot_outcome)
                     r[cfg[O_STATUS] + k] = S_BUST
                 _result(r, cfg, k, s, cfg[cfg[T_SHOT] + min(P, TOTALS - 1) * (L + 2) + B])
                 continue
             P = r[cfg[O_TOT] + k]
-            _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + _is_reale(r, cfg, k)) * 2 + br])
-    r[HANDNO] = 1
-    r[PHASE] = P_OVER
+            pr = _is_reale(r, cfg, k)
+            if pr and (best < 0 or _reale_suit(r, cfg, k) < _reale_suit(r, cfg, best)):
+                best = k
+            _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + pr) * 2 + br])
+    if cfg[K_SESSION]:
+        _pass_bank(r, cfg, B, br, best)
+    _hand_over(r, cfg)
+
+
+@njit(cache=True, inline="always")
+def _reale_suit(r, cfg, k):
+    """The suit slot ``k``'s reale ranks by (``T_RSUIT``; ``settle.reale_suit``)."""
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    return cfg[cfg[T_RSUIT] + N_CARDS * r[b] + r[b + 1]]
+
+
+@njit(cache=True)
+def _pass_bank(r, cfg, B, banker_reale, best):
+    """Who takes the bank for the next hand (``game.Game._pass_bank``): ``NEWB`` (-1: the
+    banker keeps it)."""
+    n, H, L = cfg[K_N], cfg[K_H], cfg[K_LIMIT]
+    b = r[BANKER]
+    mode = cfg[K_PASS]
+    if mode == BP_SEVEN_HALF and B != L:
+        keep_triple = cfg[K_TRIPLEE] != 0 and cfg[K_TRIP_TAKES] == 0  # 004 "non prende il mazzo"
+        for t in range(n - 1):
+            s = (b + t + 1) % n
+            for h in range(r[cfg[O_NH] + s]):
+                k = s * H + h
+                if (
+                    r[cfg[O_TOT] + k] == L
+                    and r[cfg[O_STATUS] + k] == S_STOOD
+                    and not (keep_triple and r[cfg[O_TRIP] + k])
+                ):
+                    r[NEWB] = s
+                    break
+            if r[NEWB] >= 0:
+                break
+    elif mode == BP_REALE and best >= 0:
+        if B != L or (banker_reale and _reale_suit(r, cfg, best) < _reale_suit(r, cfg, b * H)):
+            r[NEWB] = best // H
+    exhausted = r[EXH] != 0 or (cfg[K_SHOE] != 0 and r[POS] >= r[DLEN])
+    if r[NEWB] < 0 and exhausted and (mode == BP_REALE or mode == BP_WHEN_EXHAUSTED):
+        r[NEWB] = (b + 1) % n  # the banker's right: next in turn order
+    r[EXH] = 0
+
+
+@njit(cache=True)
+def _episode_over(r, cfg):
+    if cfg[K_TOTARGET]:
+        for s in range(cfg[K_N]):
+            if r[cfg[O_CHIPS] + s] >= cfg[K_TARGET]:
+                return True
+        return False
+    if r[HANDNO] >= cfg[K_EPHANDS]:
+        return True
+    if cfg[K_START] < 0:
+        return False
+    active = 0
+    for s in range(cfg[K_N]):
+        active += _active(r, cfg, s)
+    return active < 2
+
+
+@njit(cache=True)
+def _hand_over(r, cfg):
+    """After a settlement: the episode ends, or (``P_NEXT``) ``apply`` deals the next hand
+    once the action is done (no kernel of a hand calls the next hand's: numba's cache does
+    not take recursive calls)."""
+    r[HANDNO] += 1
+    r[PHASE] = P_NEXT if cfg[K_SESSION] and not _episode_over(r, cfg) else P_OVER
+
+
+@njit(cache=True)
+def _next_hand(r, cfg):
+    """The next hand of a session: the bank passed, dealt in a shoe from what is left, else
+    from a fresh deck."""
+    n, H = cfg[K_N], cfg[K_H]
+    if r[NEWB] >= 0:
+        r[BANKER] = r[NEWB]
+    while not _active(r, cfg, r[BANKER]):  # it passes the bank on
+        r[BANKER] = (r[BANKER] + 1) % n
+    d = cfg[O_DECK]
+    if cfg[K_SHOE]:
+        o = cfg[O_DISC]
+        for i in range(r[NBURN]):
+            r[o + r[NDISC]] = r[cfg[O_BURNED] + i]
+            r[NDISC] += 1
+        for k in range(n * H):
+            b = cfg[O_CARDS] + k * cfg[K_MAXC]
+            for j in range(r[cfg[O_NC] + k]):
+                r[o + r[NDISC]] = r[b + j]
+                r[NDISC] += 1
+        for c in range(N_CARDS):
+            if r[cfg[O_SHOWN] + c]:
+                r[cfg[O_SEEN] + c] = 1
+        if r[POS] >= r[DLEN]:  # the shoe ended with the hand (``_pass_bank`` counted it)
+            _reshuffle(r, cfg)
+            r[EXH] = 0
+    else:
+        m = cfg[K_DECKSIZE]
+        session_shuffle(_row_seed(r), 2 * r[HANDNO], cfg[cfg[T_CARDS] : cfg[T_CARDS] + m], m, r[d : d + m])
+        r[DLEN] = m
+        r[POS] = 0
+    _open_hand(r, cfg)
 
 
 @njit(cache=True)
@@ -415,7 +617,8 @@ def _banker_turn(r, cfg):
     for t in range(n - 1):
         s = (b + t + 1) % n
         for h in range(r[cfg[O_NH] + s]):
-            if r[cfg[O_STATUS] + s * H + h] != S_BUST:
+            st = r[cfg[O_STATUS] + s * H + h]
+            if st != S_BUST and st != S_EMPTY:  # (EMPTY: a seat sitting out)
                 plays = True
     if not plays:
         _settle(r, cfg)  # every punter hand is bust: the banker has nothing to play
@@ -510,18 +713,22 @@ def _deal(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     banker = r[BANKER]
     up = cfg[K_INITUP] != 0
+    punters = 0
     for t in range(n - 1):
-        if r[POS] < r[DLEN]:
-            _give(r, cfg, ((banker + t + 1) % n) * H, up)
-    if r[POS] < r[DLEN]:
+        k = ((banker + t + 1) % n) * H
+        if r[cfg[O_STATUS] + k] == S_EMPTY:  # sitting out
+            continue
+        punters += 1
+        if _can_draw(r, cfg):
+            _give(r, cfg, k, up)
+    if _can_draw(r, cfg):
         _give(r, cfg, banker * H, False)
     r[HAND] = 0
-    if cfg[A_NOSIDE] >= 0 and n > 2:  # side bets: each punter in turn may back another's hand
-        r[TURN] = 0
-        r[SEAT] = (banker + 1) % n
+    r[TURN] = -1
+    if cfg[A_NOSIDE] >= 0 and punters >= 2:  # side bets: each punter in turn may back another's hand
+        _next_turn(r, cfg)
         r[PHASE] = P_SIDE
         return
-    r[TURN] = -1
     r[SEAT] = 0
     _next_punter(r, cfg)
 
@@ -534,9 +741,7 @@ def _side_bet(r, cfg, a):
     s = r[SEAT]
     if a != cfg[A_NOSIDE]:
         r[cfg[O_SIDE] + s] = (s + a - cfg[A_NOSIDE]) % n
-    r[TURN] += 1
-    if r[TURN] < n - 1:
-        r[SEAT] = (r[BANKER] + r[TURN] + 1) % n
+    if _next_turn(r, cfg):
         return
     r[TURN] = -1
     _next_punter(r, cfg)
@@ -552,9 +757,7 @@ def _auction(r, cfg, a):
     if s != b:
         if a > cfg[A_NOBID]:
             r[o + s] = cfg[cfg[T_BIDS] + a - cfg[A_NOBID] - 1]
-        r[TURN] += 1
-        if r[TURN] < n - 1:
-            r[SEAT] = (b + r[TURN] + 1) % n
+        if _next_turn(r, cfg):
             return
         for t in range(n):
             if r[o + t]:
@@ -567,6 +770,7 @@ def _auction(r, cfg, a):
                 buyer = t
         _pay(r, cfg, buyer, b, r[o + buyer])
         r[BANKER] = buyer
+        _mark_seats(r, cfg)  # the same hand, with the new banker
     for t in range(n):
         r[o + t] = 0
     _deal(r, cfg)
@@ -640,6 +844,7 @@ def _after_draw(r, cfg, s, h, c, was_single, face_up):
         was_single
         and _may_split(r[cfg[O_SPL] + s], cfg[K_SPLITS], V2[c], V2[first], FIG[c], cfg[K_SPLITANY] != 0)
         and (h == 0 or cfg[K_SPLITFIRST] == 0)
+        and (cfg[K_START] < 0 or _budget(r, cfg, s) >= cfg[K_LEVELS])
     ):
         r[PHASE] = P_SPLIT
         return
@@ -668,7 +873,10 @@ def _burn(r, cfg, s, h):
         r[cfg[O_HID] + k] = -1
     r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
     r[cfg[O_RET] + card] = 1  # shown, out of the hand (and of play)
+    r[cfg[O_BURNED] + r[NBURN]] = card
     r[NBURN] += 1
+    if cfg[K_SHOE]:
+        r[cfg[O_SHOWN] + card] = 1
     if r[PHASE] == P_BET:
         _give(r, cfg, k, cfg[K_INITUP] != 0)
         return
@@ -730,47 +938,89 @@ def _swap_four(r, cfg, s):
 # --------------------------------------------------------------------------- the game
 @njit(cache=True)
 def start(r, cfg, banker):
-    """A new episode (one hand) with ``banker``, dealt from the deck already in the row."""
-    n, H = cfg[K_N], cfg[K_H]
-    S = n * H
+    """A new episode with ``banker``, its first hand dealt from the deck already in the row;
+    the session's later decks and reshuffles come from the row's seed (``set_seed``)."""
     r[BANKER] = banker
     r[POS] = 0
     r[HANDNO] = 0
+    r[EXH] = 0
+    r[NDISC] = 0
+    r[NRESH] = 0
+    for s in range(cfg[K_N]):
+        r[cfg[O_CHIPS] + s] = 0
+    if cfg[K_SHOE]:
+        for c in range(N_CARDS):
+            r[cfg[O_SEEN] + c] = 0
+    _open_hand(r, cfg)
+
+
+@njit(cache=True)
+def _mark_seats(r, cfg):
+    """Every seat's first slot: waiting to play (the banker, the punters who can cover the
+    lowest stake) or empty (sitting out)."""
+    H = cfg[K_H]
+    b = r[BANKER]
+    for s in range(cfg[K_N]):
+        r[cfg[O_STATUS] + s * H] = S_WAITING if (s == b or _active(r, cfg, s)) else S_EMPTY
+
+
+@njit(cache=True)
+def _next_turn(r, cfg):
+    """The turn moves to the next punter in turn order who plays this hand (``SEAT``);
+    False when none is left."""
+    n, H = cfg[K_N], cfg[K_H]
+    while True:
+        r[TURN] += 1
+        if r[TURN] >= n - 1:
+            return False
+        s = (r[BANKER] + r[TURN] + 1) % n
+        if r[cfg[O_STATUS] + s * H] != S_EMPTY:
+            r[SEAT] = s
+            return True
+
+
+@njit(cache=True)
+def _open_hand(r, cfg):
+    """A hand's empty slots for the current banker, then the auction or the deal."""
+    n, H = cfg[K_N], cfg[K_H]
+    S = n * H
     r[FIRST] = 0
     r[RAISED] = 0
     r[BURNABLE] = 0
     r[NBURN] = 0
+    r[NEWB] = -1
+    for c in range(N_CARDS):
+        r[cfg[O_RET] + c] = 0
     if _multi_hidden(cfg):
         for c in range(N_CARDS):
             r[cfg[O_MH] + c] = 0
-    if cfg[A_ACE] >= 0 or cfg[K_TRIPLEE]:
-        for k in range(S):
-            r[cfg[O_ACE] + k] = 0
-            r[cfg[O_TRIP] + k] = 0
-    if cfg[A_NOSIDE] >= 0:
-        for s in range(n):
-            r[cfg[O_SIDE] + s] = -1
-    for c in range(N_CARDS):
-        r[cfg[O_RET] + c] = 0
+    if cfg[K_SHOE]:
+        for c in range(N_CARDS):
+            r[cfg[O_SHOWN] + c] = 0
     for k in range(S):
         r[cfg[O_NC] + k] = 0
         r[cfg[O_HID] + k] = -1
         r[cfg[O_TOT] + k] = 0
         r[cfg[O_STAKE] + k] = 0
-        r[cfg[O_STATUS] + k] = S_WAITING if k % H == 0 else S_EMPTY
+        r[cfg[O_STATUS] + k] = S_EMPTY
         r[cfg[O_DBL] + k] = 0
         r[cfg[O_BLIND] + k] = -1
+    if cfg[A_ACE] >= 0 or cfg[K_TRIPLEE]:
+        for k in range(S):
+            r[cfg[O_ACE] + k] = 0
+            r[cfg[O_TRIP] + k] = 0
     for s in range(n):
         r[cfg[O_NH] + s] = 1
         r[cfg[O_SPL] + s] = 0
         r[cfg[O_SWP] + s] = 0
-        r[cfg[O_CHIPS] + s] = 0
         r[cfg[O_ANN] + s] = 0
         r[cfg[O_BID] + s] = 0
+        r[cfg[O_SIDE] + s] = -1
+    _mark_seats(r, cfg)
     if cfg[A_NOBID] >= 0:  # the bank's auction before the deal
-        r[TURN] = 0
+        r[TURN] = -1
         r[HAND] = 0
-        r[SEAT] = (banker + 1) % n
+        _next_turn(r, cfg)
         r[PHASE] = P_AUCTION
         return
     _deal(r, cfg)
@@ -782,7 +1032,7 @@ def legal(r, cfg):
     ph = r[PHASE]
     if ph == P_OVER:
         return np.int64(0)
-    can_draw = r[POS] < r[DLEN]
+    can_draw = _can_draw(r, cfg)
     H, nb, top = cfg[K_H], cfg[K_NB], cfg[K_TOP]
     one = np.int64(1)
     if ph == P_DRAW:
@@ -808,9 +1058,10 @@ def legal(r, cfg):
             raise_from = r[cfg[O_STAKE] + k]
         else:
             raise_from = top
+        cap = top if cfg[K_START] < 0 else min(top, r[cfg[O_STAKE] + k] + _budget(r, cfg, r[SEAT]))
         for i in range(1, nb):
             lv = cfg[K_LEVELS + i]
-            if raise_from < lv <= top:
+            if raise_from < lv <= cap:
                 m |= one << (A_BET0 + nb + i - 1)
         if (
             cfg[A_FUSIL] >= 0
@@ -821,8 +1072,10 @@ def legal(r, cfg):
         return m
     if ph == P_BET:
         m = np.int64(0)
+        cap = top if cfg[K_START] < 0 else max(_budget(r, cfg, r[SEAT]), cfg[K_LEVELS])
         for i in range(nb):
-            m |= one << (A_BET0 + i)
+            if cfg[K_LEVELS + i] <= cap:
+                m |= one << (A_BET0 + i)
         k = r[SEAT] * H
         first = r[HAND] == 0 and can_draw and r[cfg[O_NC] + k] == 1
         rank = RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] if first else 0
@@ -846,8 +1099,10 @@ def legal(r, cfg):
         n = cfg[K_N]
         s, b = r[SEAT], r[BANKER]
         m = one << cfg[A_NOSIDE]
+        if cfg[K_START] >= 0 and _budget(r, cfg, s) < cfg[K_SIDESTAKE]:
+            return m  # it cannot cover a side bet
         for t in range(n):
-            if t != s and t != b:
+            if t != s and t != b and r[cfg[O_STATUS] + t * H] != S_EMPTY:
                 m |= one << (cfg[A_NOSIDE] + (t - s + n) % n)
         return m
     if ph == P_AUCTION:
@@ -859,7 +1114,8 @@ def legal(r, cfg):
             high = max(high, r[cfg[O_BID] + t])
         m = one << a0
         for i in range(cfg[K_NBIDS]):
-            if cfg[cfg[T_BIDS] + i] > high:
+            bid = cfg[cfg[T_BIDS] + i]
+            if bid > high and (cfg[K_START] < 0 or bid <= cfg[K_START] + r[cfg[O_CHIPS] + r[SEAT]]):
                 m |= one << (a0 + 1 + i)
         return m
     # banker
@@ -876,6 +1132,13 @@ def legal(r, cfg):
 @njit(cache=True)
 def apply(r, cfg, a):
     """Apply the acting seat's action ``a`` (legal: the caller checks)."""
+    _act(r, cfg, a)
+    if r[PHASE] == P_NEXT:  # a session's hand ended: the next one is dealt
+        _next_hand(r, cfg)
+
+
+@njit(cache=True)
+def _act(r, cfg, a):
     ph = r[PHASE]
     s, h = r[SEAT], r[HAND]
     H, nb = cfg[K_H], cfg[K_NB]
@@ -1125,6 +1388,10 @@ def observe(r, cfg, o, fold, out):
         for c in range(N_CARDS):
             if r[o_ret + c]:
                 out[(c % N_RANKS if fold else c) * W + nH + C_RETURNED] += 1.0
+    if cfg[K_SHOE]:  # the cards of this shoe's finished hands that were shown
+        for c in range(N_CARDS):
+            if r[cfg[O_SEEN] + c]:
+                out[(c % N_RANKS if fold else c) * W + nH + C_SEEN] += 1.0
     ph = phase
     if ph == P_SPLIT and o != seat:
         ph = P_DRAW  # only the deciding punter knows it may split
@@ -1141,14 +1408,17 @@ def write_mask(m, out):
 
 # --------------------------------------------------------------------------- batch kernels
 @njit(cache=True)
-def start_batch(state, cfg, games, bankers, decks, deck_len):
-    """Start tables ``games`` with ``bankers`` and the given decks (rows of ``decks``)."""
+def start_batch(state, cfg, games, bankers, decks, deck_len, rng):
+    """Start tables ``games`` with ``bankers`` and the given decks (rows of ``decks``; a
+    session's later decks from each table's stream ``rng``)."""
     d = cfg[O_DECK]
     for i in range(games.shape[0]):
         r = state[games[i]]
         for j in range(deck_len):
             r[d + j] = decks[i, j]
         r[DLEN] = deck_len
+        if cfg[K_SESSION]:
+            set_seed(r, next64(rng, games[i]))
         start(r, cfg, bankers[i])
 
 
@@ -1230,6 +1500,8 @@ def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool
     seat (``seat_pool[s]``: which pool seat ``s`` draws from, -1: the learner)."""
     r = state[g]
     shuffle_deck(r, cfg, cards, rng, g)
+    if cfg[K_SESSION]:
+        set_seed(r, next64(rng, g))
     n = cfg[K_N]
     for s in range(n):
         p = seat_pool[s]
