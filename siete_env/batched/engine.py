@@ -279,7 +279,7 @@ class BatchedTables:
         cfg[K.K_SESSION] = r.hands_per_episode > 1 or r.play_to_target
         cfg[K.K_EPHANDS], cfg[K.K_TOTARGET] = r.hands_per_episode, r.play_to_target
         cfg[K.K_START] = -1 if r.starting_chips is None else r.starting_chips
-        cfg[K.K_SHOE] = r.reshuffle == "when_exhausted"
+        shoe = cfg[K.K_SHOE] = r.reshuffle == "when_exhausted"
         cfg[K.K_PASS] = ("seven_half", "reale", "never", "when_exhausted", "winner").index(r.bank_passes)
         cfg[K.K_TRIP_TAKES] = r.triplee_takes_bank
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
@@ -288,8 +288,10 @@ class BatchedTables:
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
             ("O_STATUS", S), ("O_CARDS", S * maxc), ("O_NH", n), ("O_SPL", n), ("O_SWP", n),
             ("O_CHIPS", n), ("O_DBL", S), ("O_SCR", 6 * n), ("O_BLIND", S), ("O_ANN", n), ("O_BID", n),
-            ("O_MH", N_CARDS), ("O_ACE", S), ("O_TRIP", S), ("O_SIDE", n), ("O_BURNED", N_CARDS),
-            ("O_DISC", N_CARDS), ("O_SEEN", N_CARDS), ("O_SHOWN", N_CARDS),
+            # the options' areas, only where the rules use them (a short row stays in cache)
+            ("O_MH", N_CARDS * (r.max_face_down == "all" or r.ace_half)), ("O_ACE", S * r.ace_half),
+            ("O_TRIP", S * r.triplee), ("O_SIDE", n * r.side_bets), ("O_BURNED", N_CARDS * r.burn_three_four),
+            ("O_DISC", N_CARDS * shoe), ("O_SEEN", N_CARDS * shoe), ("O_SHOWN", N_CARDS * shoe),
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

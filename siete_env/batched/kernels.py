@@ -326,7 +326,9 @@ def _reshuffle(r, cfg):
 
 @njit(cache=True, inline="always")
 def _can_draw(r, cfg):
-    return r[POS] < r[DLEN] or (cfg[K_SHOE] != 0 and r[NDISC] > 0)
+    """A card is left to draw: in the deck, or in a shoe's discards (``NDISC`` stays 0
+    without a shoe)."""
+    return r[POS] < r[DLEN] or r[NDISC] > 0
 
 
 @njit(cache=True, inline="always")
@@ -355,7 +357,7 @@ def _give(r, cfg, k, face_up):
         r[cfg[O_RET] + c] = 0
         if cfg[K_SHOE]:
             r[cfg[O_SHOWN] + c] = 1
-    elif r[cfg[O_HID] + k] >= 0:  # a declared ½ ace or max_face_down: all: several face-down cards
+    elif _multi_hidden(cfg) and r[cfg[O_HID] + k] >= 0:  # a declared ½ ace, max_face_down: all
         r[cfg[O_MH] + c] = 1
     else:
         r[cfg[O_HID] + k] = c
@@ -1002,12 +1004,14 @@ def _open_hand(r, cfg):
         r[cfg[O_HID] + k] = -1
         r[cfg[O_TOT] + k] = 0
         r[cfg[O_STAKE] + k] = 0
-        r[cfg[O_STATUS] + k] = S_EMPTY
+        r[cfg[O_STATUS] + k] = S_WAITING if k % H == 0 else S_EMPTY
         r[cfg[O_DBL] + k] = 0
         r[cfg[O_BLIND] + k] = -1
-    if cfg[A_ACE] >= 0 or cfg[K_TRIPLEE]:
+    if cfg[A_ACE] >= 0:
         for k in range(S):
             r[cfg[O_ACE] + k] = 0
+    if cfg[K_TRIPLEE]:
+        for k in range(S):
             r[cfg[O_TRIP] + k] = 0
     for s in range(n):
         r[cfg[O_NH] + s] = 1
@@ -1015,8 +1019,11 @@ def _open_hand(r, cfg):
         r[cfg[O_SWP] + s] = 0
         r[cfg[O_ANN] + s] = 0
         r[cfg[O_BID] + s] = 0
-        r[cfg[O_SIDE] + s] = -1
-    _mark_seats(r, cfg)
+    if cfg[A_NOSIDE] >= 0:
+        for s in range(n):
+            r[cfg[O_SIDE] + s] = -1
+    if cfg[K_START] >= 0:  # (without starting chips every seat plays)
+        _mark_seats(r, cfg)
     if cfg[A_NOBID] >= 0:  # the bank's auction before the deal
         r[TURN] = -1
         r[HAND] = 0
@@ -1071,11 +1078,14 @@ def legal(r, cfg):
             m |= one << cfg[A_FUSIL]
         return m
     if ph == P_BET:
-        m = np.int64(0)
-        cap = top if cfg[K_START] < 0 else max(_budget(r, cfg, r[SEAT]), cfg[K_LEVELS])
-        for i in range(nb):
-            if cfg[K_LEVELS + i] <= cap:
-                m |= one << (A_BET0 + i)
+        if cfg[K_START] < 0:
+            m = ((one << nb) - 1) << A_BET0  # every stake
+        else:  # the stakes it can cover (the lowest always)
+            m = np.int64(0)
+            cap = max(_budget(r, cfg, r[SEAT]), cfg[K_LEVELS])
+            for i in range(nb):
+                if cfg[K_LEVELS + i] <= cap:
+                    m |= one << (A_BET0 + i)
         k = r[SEAT] * H
         first = r[HAND] == 0 and can_draw and r[cfg[O_NC] + k] == 1
         rank = RANKS[r[cfg[O_CARDS] + k * cfg[K_MAXC]]] if first else 0
