@@ -44,6 +44,7 @@ from .settle import (
     is_double,
     is_instant_win,
     is_reale,
+    is_triplee,
     reale_suit,
     takes_bank,
     tie_card_value,
@@ -787,7 +788,7 @@ class Game:
             self._set_status(s, h, _STOOD)
             self._end_punter_hand()
             return
-        if self.triple and was_single and self._is_triplee(cards):
+        if self.triple and was_single and is_triplee(cards, self.facts):
             self._reveal(s, h)  # a triplèe is shown and stands
             self.triple[k] = True
             self._set_status(s, h, _STOOD)
@@ -860,12 +861,6 @@ class Game:
     def active(self, s: int) -> bool:
         """Whether a seat can cover the minimum stake (always, without ``starting_chips``)."""
         return self._start_chips is None or self.balance(s) >= self._levels[0]
-
-    def _is_triplee(self, cards: list[int]) -> bool:
-        """Two 7s, or (``triplee_wild: triplee``) a 7 and the wild card (004)."""
-        a, b = cards
-        wild = -1 if self.facts.seven_wild_reale else self.wild  # seven_half: a 7 and the wild are 7½
-        return (RANK[a] == 7 or a == wild) and (RANK[b] == 7 or b == wild)
 
     def _announce(self, s: int) -> None:
         self.announced[s] = True

@@ -15,6 +15,7 @@ One function per concern:
 - ``best_total``: a hand's total (the wild card takes its best value);
 - ``is_reale``: sette e mezzo reale;
 - ``Payouts.multiplier``: a punter hand's result against the banker, in stakes;
+- ``is_triplee``: two 7s, or a 7 and the wild card (``triplee``);
 - ``is_double``: a first card of ``double_rank`` and a second of the same rank (or the wild);
 - ``hand_winners``: who wins a hand of the points game (ties, the upset, doubles, the
   banker winning every tie), written in ``showdown`` for the kernels to compile too;
@@ -150,6 +151,14 @@ def reale_suit(cards: Sequence[int], facts: RuleFacts) -> int:
     if facts.seven_wild_reale and a == facts.wild and RANK[b] == 7:
         return SUIT[b]
     return SUIT[a]
+
+
+def is_triplee(cards: Sequence[int], facts: RuleFacts) -> bool:
+    """A triplèe's two cards (``triplee``, 004): two 7s, or a 7 and the wild card (unless
+    ``triplee_wild: seven_half``, where those make 7½)."""
+    a, b = cards
+    wild = -1 if facts.seven_wild_reale else facts.wild
+    return (RANK[a] == 7 or a == wild) and (RANK[b] == 7 or b == wild)
 
 
 def is_double(cards: Sequence[int], facts: RuleFacts) -> bool:
@@ -336,6 +345,7 @@ __all__ = [
     "hand_points",
     "hand_winners",
     "is_double",
+    "is_triplee",
     "is_instant_win",
     "is_reale",
     "takes_bank",

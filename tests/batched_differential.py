@@ -148,39 +148,9 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
             rules["instant_win"] = [4.5, int(rng.integers(5, 10))]
         return int(rng.integers(2, 13)), rules
     if group == "italian":
-        while True:
-            n = int(rng.integers(2, 13))
-            rules = random_rules(rng, n)
-            rules["preset"] = str(rng.choice(["spanish", "italian"]))
-            for name, p in (("burn_three_four", 0.6), ("ace_half", 0.6), ("triplee", 0.5), ("side_bets", 0.4)):
-                if rng.random() < p and (name != "side_bets" or n >= 3):
-                    rules[name] = True
-            if rules.get("burn_three_four"):
-                rules["four_swap"] = "off"
-            try:  # (options drawn separately may clash: the rules say so)
-                resolve_rules(rules)
-            except ValueError:
-                continue
-            return n, rules
+        return _valid_rules(rng, _italian_rules)
     if group == "sessions":
-        while True:
-            n = int(rng.integers(2, 13))
-            if rng.random() < 0.2:
-                rules = {"preset": "quattro_e_mezzo", "play_to_target": True, "target_score": int(rng.integers(3, 12))}
-            else:
-                rules = random_rules(rng, n)
-                rules["preset"] = str(rng.choice(["spanish", "italian", "spanish_full", "latin"]))
-                rules["hands_per_episode"] = int(rng.integers(2, 7))
-                rules["bank_passes"] = str(rng.choice(["seven_half", "reale", "never", "when_exhausted"]))
-                if rng.random() < 0.5:
-                    rules["reshuffle"] = "when_exhausted"
-                if rng.random() < 0.5:
-                    rules["starting_chips"] = int(rng.integers(1, 25))
-            try:  # (options drawn separately may clash: the rules say so)
-                resolve_rules(rules)
-            except ValueError:
-                continue
-            return n, rules
+        return _valid_rules(rng, _session_rules)
     if group == "wild":
         n = int(rng.integers(2, 13))
         rules = random_rules(rng, n)
@@ -188,6 +158,44 @@ def _sizes(group: str, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
         rules["reale_pays"] = rules.get("reale_pays", 2)
         return n, rules
     return int(rng.integers(2, 13)), rules
+
+
+def _valid_rules(rng: np.random.Generator, draw: Any) -> tuple[int, dict[str, Any]]:
+    """``draw(rng, n)``'s rules at a random table size, drawn again while they clash (options
+    drawn separately may: the rules say so)."""
+    while True:
+        n = int(rng.integers(2, 13))
+        rules = draw(rng, n)
+        try:
+            resolve_rules(rules)
+        except ValueError:
+            continue
+        return n, rules
+
+
+def _italian_rules(rng: np.random.Generator, n: int) -> dict[str, Any]:
+    rules = random_rules(rng, n)
+    rules["preset"] = str(rng.choice(["spanish", "italian"]))
+    for name, p in (("burn_three_four", 0.6), ("ace_half", 0.6), ("triplee", 0.5), ("side_bets", 0.4)):
+        if rng.random() < p and (name != "side_bets" or n >= 3):
+            rules[name] = True
+    if rules.get("burn_three_four"):
+        rules["four_swap"] = "off"
+    return rules
+
+
+def _session_rules(rng: np.random.Generator, n: int) -> dict[str, Any]:
+    if rng.random() < 0.2:
+        return {"preset": "quattro_e_mezzo", "play_to_target": True, "target_score": int(rng.integers(3, 12))}
+    rules = random_rules(rng, n)
+    rules["preset"] = str(rng.choice(["spanish", "italian", "spanish_full", "latin"]))
+    rules["hands_per_episode"] = int(rng.integers(2, 7))
+    rules["bank_passes"] = str(rng.choice(["seven_half", "reale", "never", "when_exhausted"]))
+    if rng.random() < 0.5:
+        rules["reshuffle"] = "when_exhausted"
+    if rng.random() < 0.5:
+        rules["starting_chips"] = int(rng.integers(1, 25))
+    return rules
 
 
 class Mismatch(AssertionError):

@@ -39,6 +39,7 @@ from ..settle import (
     is_double,
     is_instant_win,
     is_reale,
+    is_triplee,
     reale_suit,
     takes_bank,
     tie_card_value,
@@ -190,6 +191,7 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_WILD": wild,
         "T_REALE": reale,
         "T_DOUBLE": [int(is_double((a, b), facts)) for a in cards for b in cards],
+        "T_TRIPLEE": [int(is_triplee((a, b), facts)) for a in cards for b in cards] if rules.triplee else [],
         "T_INSTANT": [int(is_instant_win(range(nc), t, facts)) for t in range(L + 1) for nc in range(M + 1)],
         "T_POINTS": points,
         "T_TAKES": [
@@ -273,14 +275,13 @@ class BatchedTables:
         cfg[K.A_ACE], cfg[K.A_BURN] = ids.get("ACE_HALF", -1), ids.get("BURN", -1)
         cfg[K.K_BURNDRAWN] = r.burn_drawn
         cfg[K.K_TRIPLEE], cfg[K.K_TRIP_PAY] = r.triplee, pays[OUT_TRIPLEE]
-        cfg[K.K_TRIP_WILD] = -1 if facts.seven_wild_reale else facts.wild  # seven_half: a 7 and the wild are 7½
         cfg[K.A_NOSIDE], cfg[K.K_SIDESTAKE] = ids.get("NO_SIDE_BET", -1), r.side_bet_stake
         # the session: its hands, the chips each seat starts with, the bank passing, the shoe
         cfg[K.K_SESSION] = r.hands_per_episode > 1 or r.play_to_target
         cfg[K.K_EPHANDS], cfg[K.K_TOTARGET] = r.hands_per_episode, r.play_to_target
         cfg[K.K_START] = -1 if r.starting_chips is None else r.starting_chips
         shoe = cfg[K.K_SHOE] = r.reshuffle == "when_exhausted"
-        cfg[K.K_PASS] = ("seven_half", "reale", "never", "when_exhausted", "winner").index(r.bank_passes)
+        cfg[K.K_PASS] = K.BANK_PASSES.index(r.bank_passes)
         cfg[K.K_TRIP_TAKES] = r.triplee_takes_bank
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         o = K.NSCAL

@@ -22,6 +22,8 @@ options and of the session (below, with their ``cfg`` entries).
 
 from __future__ import annotations
 
+from typing import get_args
+
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,7 @@ from ..game import (
     Phase,
     Status,
 )
+from ..rules import Rules
 
 V2 = np.array(VALUE2, np.int64)
 RANKS = np.array(RANK, np.int64)
@@ -55,7 +58,7 @@ NSCAL = 20
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
  T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
  T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
- K_TRIPLEE, K_TRIP_WILD, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
+ K_TRIPLEE, T_TRIPLEE, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
  K_EPHANDS, K_TOTARGET, K_START, K_SHOE, K_PASS, K_TRIP_TAKES, T_RSUIT, T_CARDS, O_DISC, O_SEEN, O_SHOWN,
  K_LEVELS) = range(93)  # fmt: skip
 # The session (several hands per episode; ``K_SESSION``): ``K_EPHANDS`` hands, or
@@ -67,7 +70,8 @@ NSCAL = 20
 # the cards shown face-up in ``O_SHOWN`` (this hand) and ``O_SEEN`` (this shoe: the
 # observation's seen-in-shoe column). Later hands' decks and every reshuffle are drawn from
 # the episode's seed (``SEED0..3``: ``session_shuffle``), so the row alone plays the session.
-BP_SEVEN_HALF, BP_REALE, BP_NEVER, BP_WHEN_EXHAUSTED, BP_WINNER = range(5)  # rules.Rules.bank_passes
+BANK_PASSES = get_args(Rules.model_fields["bank_passes"].annotation)  # the values of ``Rules.bank_passes``
+BP_SEVEN_HALF, BP_REALE, BP_WHEN_EXHAUSTED = (BANK_PASSES.index(m) for m in ("seven_half", "reale", "when_exhausted"))
 # The options of italian and old-French sources: ``K_SPLITFIRST`` splits only from a seat's
 # first hand (``split_first_hand_only``); ``K_FACEFORCED`` a hit comes face-down exactly when
 # the hand shows no face-down card (``face_down_choice: false``); ``K_ALLDOWN`` every later
@@ -76,7 +80,7 @@ BP_SEVEN_HALF, BP_REALE, BP_NEVER, BP_WHEN_EXHAUSTED, BP_WINNER = range(5)  # ru
 # ace per slot in ``O_ACE`` (its hand counts one half point less, later cards face-down);
 # ``A_BURN`` BURN's id (-1: off), ``K_BURNDRAWN`` a 3 or 4 just drawn face-up may be burnt
 # too (the row's ``BURNABLE``), ``NBURN`` the cards burnt this hand (out of play, shown in
-# the returned column); ``K_TRIPLEE`` two 7s (or a 7 and ``K_TRIP_WILD``, -1: not counted)
+# the returned column); ``K_TRIPLEE`` a triplèe (``T_TRIPLEE``: ``settle.is_triplee`` at ``40 * a + b``)
 # stand at once and are paid ``K_TRIP_PAY`` stakes, flagged per slot in ``O_TRIP``;
 # ``A_NOSIDE`` NO_SIDE_BET's id (-1: no side bets; ``SIDE_BET_r`` follow it), the seat each
 # punter backs in ``O_SIDE`` (-1: none) at ``K_SIDESTAKE``.
@@ -815,11 +819,9 @@ def _hit(r, cfg, s, h, face_up):
 
 @njit(cache=True, inline="always")
 def _is_triplee(r, cfg, k):
-    """Slot ``k``'s two cards are two 7s, or a 7 and ``K_TRIP_WILD`` (``game.Game._is_triplee``)."""
+    """Slot ``k``'s two cards make a triplèe (``T_TRIPLEE``: ``settle.is_triplee``)."""
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
-    w = cfg[K_TRIP_WILD]
-    a, c = r[b], r[b + 1]
-    return (RANKS[a] == 7 or a == w) and (RANKS[c] == 7 or c == w)
+    return cfg[cfg[T_TRIPLEE] + N_CARDS * r[b] + r[b + 1]] != 0
 
 
 @njit(cache=True)
