@@ -67,7 +67,8 @@ def play_chips(
     active = bt.all.copy()
     c0 = bt.cfg[K.O_CHIPS]
     while len(active):
-        who = K.play_native(bt.state, bt.cfg, active, seat_native, params, bt.rng)
+        who = np.empty(len(active), np.int64)
+        K.play_native(bt.state, bt.cfg, active, seat_native, params, bt.rng, who)
         for s in range(n):
             g = active[who == s]
             if len(g):

@@ -137,25 +137,31 @@ C_SEEN = int(CardColumn.SEEN_IN_SHOE)
 # results of ``advance``
 LEARNER, PENDING = 0, 1
 
+# Every kernel is compiled without the runtime's reference counts (numba's ``_nrt=False``):
+# kernels allocate nothing and only index arrays their caller holds, and the atomic counts
+# numba puts on each array handed to a helper cost more than the rules (``legal`` took 78 ns
+# a table with them, 30 ns without).
+KERNEL = dict(cache=True, _nrt=False)
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-_winners = njit(cache=True)(showdown.winners)  # the points game's showdown: the rule's one definition
+_winners = njit(**KERNEL)(showdown.winners)  # the points game's showdown: the rule's one definition
 # the rules of a hand's moves (``siete_env.hand``: the reference engine calls the same functions)
-_swap_return_position = njit(cache=True, inline="always")(hand.swap_return_position)
-_may_swap = njit(cache=True, inline="always")(hand.may_swap)
-_may_split = njit(cache=True, inline="always")(hand.may_split)
-_may_shoot = njit(cache=True, inline="always")(hand.may_shoot)
-_may_burn = njit(cache=True, inline="always")(hand.may_burn)
-_may_declare_half = njit(cache=True, inline="always")(hand.may_declare_half)
-_banker_must_hit = njit(cache=True, inline="always")(hand.banker_must_hit)
-_forced_banker_hits = njit(cache=True, inline="always")(hand.forced_banker_hits)
+_swap_return_position = njit(**KERNEL, inline="always")(hand.swap_return_position)
+_may_swap = njit(**KERNEL, inline="always")(hand.may_swap)
+_may_split = njit(**KERNEL, inline="always")(hand.may_split)
+_may_shoot = njit(**KERNEL, inline="always")(hand.may_shoot)
+_may_burn = njit(**KERNEL, inline="always")(hand.may_burn)
+_may_declare_half = njit(**KERNEL, inline="always")(hand.may_declare_half)
+_banker_must_hit = njit(**KERNEL, inline="always")(hand.banker_must_hit)
+_forced_banker_hits = njit(**KERNEL, inline="always")(hand.forced_banker_hits)
 
 
 # --------------------------------------------------------------------------- randomness
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def mix64(x):
     """splitmix64's output function."""
     z = (x ^ (x >> np.uint64(30))) * _M1
@@ -163,7 +169,7 @@ def mix64(x):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def next64(rng, g):
     """The next number of table ``g``'s splitmix64 stream (``rng[g]`` is its state)."""
     x = rng[g] + _GOLDEN
@@ -171,18 +177,18 @@ def next64(rng, g):
     return mix64(x)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def randint(rng, g, m):
     """Uniform in ``0..m-1`` (``m`` small)."""
     return np.int64(((next64(rng, g) >> np.uint64(11)) * np.uint64(m)) >> np.uint64(53))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def uniform(rng, g):
     return (next64(rng, g) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def shuffle_deck(r, cfg, cards, rng, g):
     """A fresh uniformly shuffled deck into the row: Fisher-Yates ("inside-out") with table
     ``g``'s stream, two 32-bit draws from each 64-bit number."""
@@ -206,7 +212,7 @@ def shuffle_deck(r, cfg, cards, rng, g):
     r[DLEN] = m
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def set_seed(r, x):
     """The episode's seed ``x`` (a ``uint64``) into the row's four 16-bit words."""
     for i in range(4):
@@ -214,7 +220,7 @@ def set_seed(r, x):
         r[SEED0 + i] = w - 65536 if w >= 32768 else w  # as a signed 16-bit word
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _row_seed(r):
     x = np.uint64(0)
     for i in range(4):
@@ -222,29 +228,31 @@ def _row_seed(r):
     return x
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def session_shuffle(seed, stream, cards, m, out):
     """``cards[:m]`` shuffled into ``out[:m]`` by the episode's ``seed`` and ``stream`` (hand
-    ``h``'s fresh deck: ``2 * h``; the ``j``-th reshuffle of a shoe: ``2 * j + 1``)."""
-    st = np.zeros(1, np.uint64)
-    st[0] = mix64(seed * _GOLDEN + np.uint64(stream) + np.uint64(1))
+    ``h``'s fresh deck: ``2 * h``; the ``j``-th reshuffle of a shoe: ``2 * j + 1``): Fisher-Yates
+    from the last card, each draw ``randint``'s from a splitmix64 stream started at
+    ``mix64(seed * golden + stream + 1)``."""
+    x = mix64(seed * _GOLDEN + np.uint64(stream) + np.uint64(1))
     for j in range(m):
         out[j] = cards[j]
     for j in range(m - 1, 0, -1):
-        t = randint(st, 0, j + 1)
-        x = out[j]
+        x += _GOLDEN
+        t = np.int64(((mix64(x) >> np.uint64(11)) * np.uint64(j + 1)) >> np.uint64(53))
+        c = out[j]
         out[j] = out[t]
-        out[t] = x
+        out[t] = c
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _multi_hidden(cfg):
     """A slot may hold several face-down cards (``max_face_down: all``, a declared ½ ace)."""
     return cfg[K_ALLDOWN] != 0 or cfg[A_ACE] >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _reveal(r, cfg, k):
     c = r[cfg[O_HID] + k]
     if c >= 0:
@@ -263,7 +271,7 @@ def _reveal(r, cfg, k):
                         r[cfg[O_SHOWN] + c] = 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _cards_total(r, cfg, k, visible):
     """The total of slot ``k``'s cards (``visible``: only those face-up), the wild card at
     its best value (``T_WILD``)."""
@@ -289,12 +297,12 @@ def _cards_total(r, cfg, k, visible):
     return cfg[cfg[T_WILD] + 2 * base + (count == 1)]
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _slot_total(r, cfg, k):
     return _cards_total(r, cfg, k, False)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _visible_total(r, cfg, k):
     """What the table sees of slot ``k``'s total (its face-up cards)."""
     if cfg[K_WILD] < 0:
@@ -312,7 +320,7 @@ def _visible_total(r, cfg, k):
     return _cards_total(r, cfg, k, True)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _reshuffle(r, cfg):
     """The shoe ran out: its discards, shuffled, become the new shoe (the table keeps its
     cards)."""
@@ -328,14 +336,14 @@ def _reshuffle(r, cfg):
     r[EXH] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _can_draw(r, cfg):
     """A card is left to draw: in the deck, or in a shoe's discards (``NDISC`` stays 0
     without a shoe)."""
     return r[POS] < r[DLEN] or r[NDISC] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _draw_into(r, cfg, k):
     """The deck's next card (a shoe first reshuffles its discards when it runs out) joins
     slot ``k``'s cards (counted nowhere yet); returns it."""
@@ -350,7 +358,7 @@ def _draw_into(r, cfg, k):
     return c
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _give(r, cfg, k, face_up):
     c = _draw_into(r, cfg, k)
     if cfg[K_WILD] < 0:
@@ -368,13 +376,13 @@ def _give(r, cfg, k, face_up):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _active(r, cfg, s):
     """Seat ``s`` can cover the lowest stake (always, without ``starting_chips``)."""
     return cfg[K_START] < 0 or cfg[K_START] + r[cfg[O_CHIPS] + s] >= cfg[K_LEVELS]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _budget(r, cfg, s):
     """What seat ``s`` can still stake this hand (``starting_chips``: its balance less its stakes)."""
     b = cfg[K_START] + r[cfg[O_CHIPS] + s]
@@ -383,13 +391,13 @@ def _budget(r, cfg, s):
     return b
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _pay(r, cfg, frm, to, amount):
     r[cfg[O_CHIPS] + frm] -= amount
     r[cfg[O_CHIPS] + to] += amount
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _result(r, cfg, k, s, mult):
     """Settle punter slot ``k`` (seat ``s``) at ``mult`` stakes (negative: it loses); side
     bets on a seat's first hand follow it at their own stake."""
@@ -409,7 +417,7 @@ def _result(r, cfg, k, s, mult):
                     _pay(r, cfg, t, b, -side * mult)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _is_reale(r, cfg, k):
     """Slot ``k`` holds a reale (``T_REALE``; ``settle.is_reale``)."""
     if cfg[T_REALE] < 0 or r[cfg[O_NC] + k] != 2 or r[cfg[O_TOT] + k] != cfg[K_LIMIT]:
@@ -418,7 +426,7 @@ def _is_reale(r, cfg, k):
     return cfg[cfg[T_REALE] + N_CARDS * r[b] + r[b + 1]]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _settle_points(r, cfg, instant):
     """The points game's showdown (``game.Game._settle_points``): standing hands are shown,
     the winners score (``T_POINTS``), a full tie for the bank is broken by one more face-up
@@ -475,7 +483,7 @@ def _settle_points(r, cfg, instant):
     _hand_over(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _settle(r, cfg):
     if cfg[K_POINTS]:
         _settle_points(r, cfg, -1)
@@ -517,14 +525,14 @@ def _settle(r, cfg):
     _hand_over(r, cfg)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _reale_suit(r, cfg, k):
     """The suit slot ``k``'s reale ranks by (``T_RSUIT``; ``settle.reale_suit``)."""
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
     return cfg[cfg[T_RSUIT] + N_CARDS * r[b] + r[b + 1]]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _pass_bank(r, cfg, B, banker_reale, best):
     """Who takes the bank for the next hand (``game.Game._pass_bank``): ``NEWB`` (-1: the
     banker keeps it)."""
@@ -555,7 +563,7 @@ def _pass_bank(r, cfg, B, banker_reale, best):
     r[EXH] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _episode_over(r, cfg):
     if cfg[K_TOTARGET]:
         for s in range(cfg[K_N]):
@@ -572,7 +580,7 @@ def _episode_over(r, cfg):
     return active < 2
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _hand_over(r, cfg):
     """After a settlement: the episode ends, or (``P_NEXT``) ``apply`` deals the next hand
     once the action is done (no kernel of a hand calls the next hand's: numba's cache does
@@ -581,7 +589,7 @@ def _hand_over(r, cfg):
     r[PHASE] = P_NEXT if cfg[K_SESSION] and not _episode_over(r, cfg) else P_OVER
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_hand(r, cfg):
     """The next hand of a session: the bank passed, dealt in a shoe from what is left, else
     from a fresh deck."""
@@ -615,7 +623,7 @@ def _next_hand(r, cfg):
     _open_hand(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _banker_turn(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     b = r[BANKER]
@@ -636,7 +644,7 @@ def _banker_turn(r, cfg):
     r[PHASE] = P_BANKER
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _begin_hand(r, cfg, s, h):
     r[SEAT] = s
     r[HAND] = h
@@ -649,7 +657,7 @@ def _begin_hand(r, cfg, s, h):
         r[PHASE] = P_BET
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_punter(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     while True:
@@ -663,7 +671,7 @@ def _next_punter(r, cfg):
             return
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _end_punter_hand(r, cfg):
     s, h = r[SEAT], r[HAND]
     if h + 1 < r[cfg[O_NH] + s]:
@@ -672,26 +680,26 @@ def _end_punter_hand(r, cfg):
         _next_punter(r, cfg)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _instant(r, cfg, k):
     """The points game: slot ``k``'s hand wins the game at once (``T_INSTANT``)."""
     return cfg[K_POINTS] != 0 and cfg[cfg[T_INSTANT] + r[cfg[O_TOT] + k] * (cfg[K_MAXC] + 1) + r[cfg[O_NC] + k]] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _declared(cfg, t):
     """A total shown when it is made (``K_DECLARE``)."""
     return t < 63 and (cfg[K_DECLARE] >> t) & 1 != 0
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _double(r, cfg, k):
     """The points game: slot ``k``'s first two cards make a double (``T_DOUBLE``)."""
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
     return cfg[K_POINTS] != 0 and cfg[cfg[T_DOUBLE] + N_CARDS * r[b] + r[b + 1]] != 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _announced(r, cfg):
     """Some seat announced 7½ or shot this hand."""
     for s in range(cfg[K_N]):
@@ -700,7 +708,7 @@ def _announced(r, cfg):
     return False
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _shoot(r, cfg, s):
     """Fusilar: the 7 is shown, a card nobody sees goes under it (not counted until the
     showdown), the turn ends."""
@@ -712,7 +720,7 @@ def _shoot(r, cfg, s):
     _end_punter_hand(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _deal(r, cfg):
     """One card to each punter in turn order (face-down unless ``all_face_up``), the
     banker's last; then the first punter plays."""
@@ -739,7 +747,7 @@ def _deal(r, cfg):
     _next_punter(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _side_bet(r, cfg, a):
     """Side bets (000 §9): the acting punter backs the seat ``a - A_NOSIDE`` places after
     it (NO_SIDE_BET: none); then the next punter, or play."""
@@ -753,7 +761,7 @@ def _side_bet(r, cfg, a):
     _next_punter(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _auction(r, cfg, a):
     """The auction for the bank (001): each punter in turn bids or passes, then the banker
     sells to the highest bid (the first seat offering it) or keeps the bank; then the deal."""
@@ -782,7 +790,7 @@ def _auction(r, cfg, a):
     _deal(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _check_total(r, cfg, s, h):
     k = s * cfg[K_H] + h
     t = r[cfg[O_TOT] + k]
@@ -807,7 +815,7 @@ def _check_total(r, cfg, s, h):
         _reveal(r, cfg, k)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _hit(r, cfg, s, h, face_up):
     k = s * cfg[K_H] + h
     was_single = r[cfg[O_NC] + k] == 1
@@ -817,14 +825,14 @@ def _hit(r, cfg, s, h, face_up):
     _after_draw(r, cfg, s, h, c, was_single, face_up)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _is_triplee(r, cfg, k):
     """Slot ``k``'s two cards make a triplèe (``T_TRIPLEE``: ``settle.is_triplee``)."""
     b = cfg[O_CARDS] + k * cfg[K_MAXC]
     return cfg[cfg[T_TRIPLEE] + N_CARDS * r[b] + r[b + 1]] != 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _after_draw(r, cfg, s, h, c, was_single, face_up):
     """A punter hand received ``c`` from a hit (or in place of a burnt card): a double, a
     triplèe, a split, a bust or 7½, a 3 or 4 it may burn."""
@@ -864,7 +872,7 @@ def _after_draw(r, cfg, s, h, c, was_single, face_up):
         r[BURNABLE] = 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _burn(r, cfg, s, h):
     """A 3 or 4 is shown and put out of play; the top card replaces it: the initial card
     (before the bet), or one just received face-up from a hit (then face-up, and the hand
@@ -887,7 +895,7 @@ def _burn(r, cfg, s, h):
     _after_draw(r, cfg, s, h, _give(r, cfg, k, True), nc == 1, True)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _declare_ace(r, cfg, s):
     """Italian: the initial ace is declared (shown) worth ½; later cards come face-down."""
     k = s * cfg[K_H]
@@ -896,7 +904,7 @@ def _declare_ace(r, cfg, s):
     r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _split(r, cfg, s, h):
     H, MAXC = cfg[K_H], cfg[K_MAXC]
     k = s * H + h
@@ -919,7 +927,7 @@ def _split(r, cfg, s, h):
     r[cfg[O_STATUS] + nk] = S_WAITING
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _swap_four(r, cfg, s):
     r[cfg[O_SWP] + s] += 1
     k = s * cfg[K_H]
@@ -940,7 +948,7 @@ def _swap_four(r, cfg, s):
 
 
 # --------------------------------------------------------------------------- the game
-@njit(cache=True)
+@njit(**KERNEL)
 def start(r, cfg, banker):
     """A new episode with ``banker``, its first hand dealt from the deck already in the row;
     the session's later decks and reshuffles come from the row's seed (``set_seed``)."""
@@ -958,7 +966,7 @@ def start(r, cfg, banker):
     _open_hand(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _mark_seats(r, cfg):
     """Every seat's first slot: waiting to play (the banker, the punters who can cover the
     lowest stake) or empty (sitting out)."""
@@ -968,7 +976,7 @@ def _mark_seats(r, cfg):
         r[cfg[O_STATUS] + s * H] = S_WAITING if (s == b or _active(r, cfg, s)) else S_EMPTY
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_turn(r, cfg):
     """The turn moves to the next punter in turn order who plays this hand (``SEAT``);
     False when none is left."""
@@ -983,7 +991,7 @@ def _next_turn(r, cfg):
             return True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _open_hand(r, cfg):
     """A hand's empty slots for the current banker, then the auction or the deal."""
     n, H = cfg[K_N], cfg[K_H]
@@ -1035,7 +1043,7 @@ def _open_hand(r, cfg):
     _deal(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def legal(r, cfg):
     """The acting seat's legal actions as a bit set (bit ``a``: action ``a``); 0 once over."""
     ph = r[PHASE]
@@ -1141,7 +1149,7 @@ def legal(r, cfg):
     return (one << A_STAND) | (one << A_HIT_UP)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply(r, cfg, a):
     """Apply the acting seat's action ``a`` (legal: the caller checks)."""
     _act(r, cfg, a)
@@ -1149,7 +1157,7 @@ def apply(r, cfg, a):
         _next_hand(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _act(r, cfg, a):
     ph = r[PHASE]
     s, h = r[SEAT], r[HAND]
@@ -1217,7 +1225,7 @@ def _act(r, cfg, a):
                 _settle(r, cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def random_legal(m, rng, g):
     """A uniformly drawn action of the bit set ``m`` (not empty)."""
     cnt = 0
@@ -1247,7 +1255,7 @@ P_KIND, P_STANDS, P_BANKER_STANDS, P_HIDE_BELOW, P_STRONG, P_BEST, P_LEAST_HIDDE
 N_PARAMS = 7
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _smart_hits(r, cfg, t2, least_hidden):
     """``agents.baselines.SmartBanker.hits`` for the banker at ``r[SEAT]`` (``least_hidden``:
     its ``LEAST_HIDDEN``, half points)."""
@@ -1275,7 +1283,7 @@ def _smart_hits(r, cfg, t2, least_hidden):
     return standing > 0 and 2 * sure > standing
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def decide(r, cfg, p, rng, g):
     """The action of the native player of ``params`` row ``p`` at the acting seat (the
     heuristics of ``agents.baselines``, decided on the state instead of the observation)."""
@@ -1337,7 +1345,7 @@ def decide(r, cfg, p, rng, g):
 
 
 # --------------------------------------------------------------------------- observations
-@njit(cache=True)
+@njit(**KERNEL)
 def observe(r, cfg, o, fold, out):
     """Seat ``o``'s observation (``encoding.Encoder.observe``), suit-folded if ``fold``
     (``features.fold_suits``), written over ``out``."""
@@ -1412,14 +1420,14 @@ def observe(r, cfg, o, fold, out):
     out[G + F_CARDS_LEFT] = r[DLEN] - r[POS]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def write_mask(m, out):
     for a in range(out.shape[0]):
         out[a] = (m >> a) & 1
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(**KERNEL)
 def start_batch(state, cfg, games, bankers, decks, deck_len, rng):
     """Start tables ``games`` with ``bankers`` and the given decks (rows of ``decks``; a
     session's later decks from each table's stream ``rng``)."""
@@ -1434,24 +1442,15 @@ def start_batch(state, cfg, games, bankers, decks, deck_len, rng):
         start(r, cfg, bankers[i])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def hand_decks(seed, first, count, cards, out):
     """The decks of hands ``first .. first+count-1`` of a match seeded ``seed``: hand ``i``'s
     deck is a function of ``(seed, i)`` only (common decks whatever the agents do)."""
-    m = cards.shape[0]
-    st = np.zeros(1, np.uint64)
     for i in range(count):
-        st[0] = mix64(np.uint64(seed) * _GOLDEN + np.uint64(first + i) + np.uint64(1))
-        for j in range(m):
-            out[i, j] = cards[j]
-        for j in range(m - 1, 0, -1):
-            t = randint(st, 0, j + 1)
-            x = out[i, j]
-            out[i, j] = out[i, t]
-            out[i, t] = x
+        session_shuffle(np.uint64(seed), first + i, cards, cards.shape[0], out[i])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def observe_batch(state, cfg, games, seats, fold, obs, masks):
     """Observations (and masks: the seat's legal actions if it is to act) of ``seats[i]``
     at table ``games[i]`` into row ``i`` of ``obs`` / ``masks``."""
@@ -1464,13 +1463,13 @@ def observe_batch(state, cfg, games, seats, fold, obs, masks):
             masks[i, :] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def legal_batch(state, cfg, games, out):
     for i in range(games.shape[0]):
         out[i] = legal(state[games[i]], cfg)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply_batch(state, cfg, games, actions):
     """Apply ``actions[i]`` at table ``games[i]``; returns the index of the first illegal
     action (nothing applied from it on), or -1."""
@@ -1484,12 +1483,11 @@ def apply_batch(state, cfg, games, actions):
     return -1
 
 
-@njit(cache=True)
-def play_native(state, cfg, games, seat_native, params, rng):
+@njit(**KERNEL)
+def play_native(state, cfg, games, seat_native, params, rng, out):
     """Tables ``games`` play on while the acting seat is native (``seat_native[g, s]``: a
-    row of ``params``, -1: decided outside). Returns per table the acting seat that needs a
-    decision from outside, or -1 when the episode is over."""
-    out = np.empty(games.shape[0], np.int64)
+    row of ``params``, -1: decided outside). Writes per table (``out[i]``) the acting seat
+    that needs a decision from outside, or -1 when the episode is over."""
     for i in range(games.shape[0]):
         g = games[i]
         r = state[g]
@@ -1503,10 +1501,9 @@ def play_native(state, cfg, games, seat_native, params, rng):
                 out[i] = s
                 break
             apply(r, cfg, decide(r, cfg, params[a], rng, g))
-    return out
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native):
     """Table ``g``'s next episode: a shuffled deck, ``banker``, and the opponents drawn per
     seat (``seat_pool[s]``: which pool seat ``s`` draws from, -1: the learner)."""
@@ -1531,18 +1528,17 @@ def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool
     start(r, cfg, banker)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def advance(
     state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
-    stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip,
+    stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip, out,
 ):  # fmt: skip
     """The single-seat view (seat 0 learns): tables ``games`` play on until the learner must
     decide or an opponent that is not native must act. An episode that ends after a learner
     decision (``stage`` 1) records its reward, final observation and chips and starts the
     next one (``stage`` 2: until the learner's first decision; an episode over before it is
-    skipped). Returns per table ``LEARNER`` or ``PENDING``; -2 when a table skipped
-    ``max_skip`` episodes in a row."""
-    out = np.empty(games.shape[0], np.int64)
+    skipped). Writes per table (``out[i]``) ``LEARNER`` or ``PENDING``; -2 when a table
+    skipped ``max_skip`` episodes in a row."""
     c0 = cfg[O_CHIPS]
     for i in range(games.shape[0]):
         g = games[i]
@@ -1577,10 +1573,9 @@ def advance(
                 out[i] = PENDING
                 break
             apply(r, cfg, decide(r, cfg, params[a], rng, g))
-    return out
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def learner_apply(state, cfg, actions, stage, before, rewards, terminated, ok):
     """Apply the learner's action at every table where ``ok`` (legal: the caller checked)."""
     c0 = cfg[O_CHIPS]
@@ -1594,7 +1589,7 @@ def learner_apply(state, cfg, actions, stage, before, rewards, terminated, ok):
             stage[g] = 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def learner_views(state, cfg, fold, obs, masks):
     """Seat 0's observation and mask at every table."""
     for g in range(state.shape[0]):
@@ -1606,7 +1601,7 @@ def learner_views(state, cfg, fold, obs, masks):
             masks[g, :] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def check_actions(masks, actions, ok):
     """``ok[g]``: ``actions[g]`` is set in ``masks[g]``; returns the number of illegal ones."""
     bad = 0
@@ -1619,7 +1614,7 @@ def check_actions(masks, actions, ok):
     return bad
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def random_actions(masks, rng, out):
     """A uniformly random legal action per row of ``masks`` (rows with none: -1), from the
     splitmix64 stream ``rng[0]``."""

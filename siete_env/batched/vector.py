@@ -313,7 +313,8 @@ class SeatVectorEnv(VectorEnv):
             self._final_obs, self._final_chips, self._skipped, self._before_first, self.fold, MAX_SKIPPED,
         )  # fmt: skip
         while len(games):
-            codes = K.advance(t.state, t.cfg, games, *args)
+            codes = np.empty(len(games), np.int64)
+            K.advance(t.state, t.cfg, games, *args, codes)
             if (codes == -2).any():
                 raise RuntimeError(
                     f"the learner had no decision in {MAX_SKIPPED} episodes in a row: check the role and rules"
