@@ -25,9 +25,7 @@ from siete_env.cards import VALUE2
 from siete_env.encoding import CardColumn, HandFeature, Layout
 from siete_env.game import HIT_DOWN, HIT_UP, KEEP, STAND, SWAP_FOUR, Phase, Status
 from siete_env.opponents import UniformRandom
-from siete_env.rules import Rules
 
-SEVEN_AND_A_HALF = Rules().limit  # the banking game's limit (the smart banker plays the banking game)
 _QUIET = ("NO_BID", "KEEP_BANK", "NO_SIDE_BET")  # staying out of the auction and the side bets
 _HALF_VALUE = np.array(VALUE2, np.float64) / 2  # card values in points
 
@@ -39,11 +37,12 @@ class TableView:
 
     layout: Layout
     action_ids: dict[str, int]
+    limit: float  # the rules' limit in points (7½ in the banking game; a hand above it is bust)
 
     @classmethod
     def of(cls, env) -> TableView:
         raw = env.unwrapped
-        return cls(raw.layout, {name: i for i, name in enumerate(raw.action_names)})
+        return cls(raw.layout, {name: i for i, name in enumerate(raw.action_names)}, raw.rules.limit)
 
     def phase(self, obs: np.ndarray) -> Phase:
         return Phase(int(self.layout.phases(obs)))
@@ -268,7 +267,7 @@ class SmartBanker(BankerThreshold):
     A standing hand's *least possible total* is its face-up total plus ½ if it holds a
     face-down card (the lowest card is a figure). The banker is sure to lose to a hand
     whose least possible total is above its own total (ties go to the banker), and can
-    still beat it if that least total is below 7½. With several punters it hits when the
+    still beat it if that least total is below the limit (7½ in the banking game). With several punters it hits when the
     stakes of the hands it is sure to lose to and can still beat add up to more than half
     the stakes of all standing punter hands (heads-up: whenever the one punter hand is
     such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
@@ -290,7 +289,7 @@ class SmartBanker(BankerThreshold):
                 standing += stake
                 least = float(o[L.hand_feature(r, h, HandFeature.VISIBLE_TOTAL)])
                 least += self.LEAST_HIDDEN if o[L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0 else 0.0
-                if mine < least < SEVEN_AND_A_HALF:
+                if mine < least < self.view.limit:
                     sure_loss += stake
         return standing > 0 and sure_loss > standing / 2
 
@@ -306,13 +305,13 @@ class SmartBanker(BankerThreshold):
                 least = o[:, L.hand_feature(r, h, HandFeature.VISIBLE_TOTAL)].astype(np.float64)
                 least += np.where(o[:, L.hand_feature(r, h, HandFeature.FACE_DOWN)] == 1.0, self.LEAST_HIDDEN, 0.0)
                 standing += stake
-                sure_loss += np.where((own < least) & (least < SEVEN_AND_A_HALF), stake, 0.0)
+                sure_loss += np.where((own < least) & (least < self.view.limit), stake, 0.0)
         return (own < self.threshold) | ((standing > 0) & (sure_loss > standing / 2))
 
     def banker_hit_probabilities(self, summary: Any) -> np.ndarray:
         s = summary
         least = s.punter_total + np.where(s.punter_face_down, self.LEAST_HIDDEN, 0.0)
-        sure_loss = s.punter_stood & (s.punter_stake > 0) & (s.own_total < least) & (least < SEVEN_AND_A_HALF)
+        sure_loss = s.punter_stood & (s.punter_stake > 0) & (s.own_total < least) & (least < self.view.limit)
         hit = (s.own_total < self.threshold) | sure_loss
         return np.broadcast_to(hit, np.broadcast(*s).shape).astype(np.float64)
 

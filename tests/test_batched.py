@@ -385,6 +385,8 @@ def test_batched_match_replays_through_the_reference_engine():
             {"max_face_down": "all", "split_first_hand_only": True, "limit": 6.5},
         ),
         (["smart:6", "bold:5.5", "threshold:4"], 3, {"face_down_choice": False, "triplee": True}),
+        # a limit above 7½: the smart banker chases standing hands it can still beat up to the limit
+        (["smart:6", "threshold:7.5", "threshold:7"], 3, {"limit": 15.0}),
     ],  # fmt: skip
 )
 def test_native_heuristics_decide_as_their_action_probs(specs, n, rules):
