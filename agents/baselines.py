@@ -267,10 +267,10 @@ class SmartBanker(BankerThreshold):
     A standing hand's *least possible total* is its face-up total plus ½ if it holds a
     face-down card (the lowest card is a figure). The banker is sure to lose to a hand
     whose least possible total is above its own total (ties go to the banker), and can
-    still beat it if that least total is below the limit (7½ in the banking game). With several punters it hits when the
-    stakes of the hands it is sure to lose to and can still beat add up to more than half
-    the stakes of all standing punter hands (heads-up: whenever the one punter hand is
-    such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
+    still beat it if that least total is below the rules' limit (7½ in the banking game).
+    With several punters it hits when the stakes of the hands it is sure to lose to and can
+    still beat add up to more than half the stakes of all standing punter hands (heads-up:
+    whenever the one punter hand is such a hand). As a punter it plays like ``ThresholdPunter(threshold)``."""
 
     native_kind = "smart"
     LEAST_HIDDEN = 0.5  # the least a face-down card can be worth (a figure)
