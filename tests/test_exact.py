@@ -10,7 +10,7 @@ from agents.specs import make_agent
 from siete_env import raw_env
 from siete_env.cards import N_RANKS
 from siete_env.features import fold_suits
-from siete_env.game import HIT_UP, STAND
+from siete_env.game import HIT_UP, STAND, Phase
 from siete_env.solve import (
     ExactEvaluator,
     TabularBankerPolicy,
@@ -60,6 +60,40 @@ def _state_of(g):
         if c != g.hidden[1]:
             U[c % N_RANKS] += 1
     return k, h, tuple(U)
+
+
+@pytest.mark.parametrize("rules", [SINGLE, LEVELS, SWAPS])
+def test_every_punter_state_is_read_back_from_its_observation(rules):
+    """``punter_states`` (where a table policy reads an observation) maps the evaluator's
+    own observation of every punter information state back to that state; a banker's
+    observation is outside the punter tables, where a table punter plays the first legal
+    action."""
+    from siete_env.solve.observations import banker_base, punter_states
+    from siete_env.solve.tables import TabularPunterPolicy
+
+    ev = evaluator(rules)
+    obs, masks, bet_row, draw_row = ev.punter_observations()
+    kind, index, level, raise_open = punter_states(ev, obs, masks)
+    for i, row in enumerate(bet_row):
+        if row >= 0:
+            assert (kind[row], index[row]) == (0, i)
+    rows = np.argwhere(draw_row >= 0)
+    assert len(rows)
+    for c, lv, ro in rows:
+        row = draw_row[c, lv, ro]
+        assert (kind[row], index[row], level[row]) == (1, c, lv)
+        assert raise_open[row] == (ro if ev.L > 1 else 0)
+    L = ev.layout
+    waiting = obs[draw_row[rows[:, 0], rows[:, 1], rows[:, 2]]].copy()  # the punter watching the bank play
+    waiting[:, L.phase_feature(Phase.DRAW)], waiting[:, L.phase_feature(Phase.BANKER)] = 0.0, 1.0
+    assert (punter_states(ev, waiting, masks[: len(waiting)])[0] == -1).all()
+    base, _ = banker_base(ev)
+    mask = np.zeros((len(base), ev.A), np.int8)
+    mask[:, 2:4] = 1
+    assert (punter_states(ev, base, mask)[0] == -1).all()
+    uniform = np.full((ev.n_states, ev.L, 2, ev.A), 1.0 / ev.A)
+    policy = TabularPunterPolicy(ev, np.full((len(ev.bet_states), ev.A), 1.0 / ev.A), uniform)
+    np.testing.assert_array_equal(policy.action_probs(base, mask), np.eye(ev.A)[np.full(len(base), 2)])
 
 
 @pytest.mark.parametrize(

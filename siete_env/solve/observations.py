@@ -6,7 +6,7 @@ The evaluator asks a policy about every information state by showing it the obse
 to the encoder's, suit-folded, along random plays). Suits are the evaluator's choice:
 the ``j``-th card of a rank it places is of suit ``j``.
 
-The other way round, ``punter_state_of`` and ``banker_state_of`` read the evaluator's state
+The other way round, ``punter_states`` and ``banker_state_of`` read the evaluator's state
 (which table row) from real observations, for the table policies
 (``siete_env.solve.tables``).
 """
@@ -258,40 +258,79 @@ def _rank_counts(st: HeadsUpStates, obs: np.ndarray) -> np.ndarray:
     return cards.sum(1).round().astype(np.int64)
 
 
-def punter_state_of(st: HeadsUpStates, observations: np.ndarray, masks: np.ndarray) -> list[tuple[int, ...] | None]:
-    """Per row, where a punter table reads it: ``(0, bet_index)`` at a BET state, ``(1,
-    card_state, stake_level, raise_open)`` at a draw decision; ``None`` outside the tables
-    (a banker's observation, another phase, a state these rules never reach)."""
+def _state_codes(k: np.ndarray, h: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """One ``int64`` per punter card state ``(k, h, U)``: ``U``'s counts (0..7) three bits a
+    rank, then the face-down rank and the returned fours above them."""
+    return ((k * N_RANKS + h) << (3 * N_RANKS)) + (U << (3 * np.arange(N_RANKS))).sum(-1)
+
+
+def _punter_lookup(st: HeadsUpStates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorted state codes, their card states, bet index by [k, h] (-1: none))``, made
+    once per ``st`` from ``st.state_index`` and ``st.bet_key()``."""
+    cached = st.__dict__.get("_punter_lookup")
+    if cached is None:
+        keys = list(st.state_index)
+        codes = _state_codes(
+            np.array([k for k, _, _ in keys], np.int64),
+            np.array([h for _, h, _ in keys], np.int64),
+            np.array([U for _, _, U in keys], np.int64).reshape(len(keys), N_RANKS),
+        )
+        order = np.argsort(codes)
+        states = np.array(list(st.state_index.values()), np.int64)
+        bets = st.bet_key()
+        bet_at = np.full((1 + max((k for k, _ in bets), default=0), N_RANKS), -1, np.int64)
+        for (k, h), j in bets.items():
+            bet_at[k, h] = j
+        cached = st.__dict__["_punter_lookup"] = (codes[order], states[order], bet_at)
+    return cached
+
+
+def punter_states(st: HeadsUpStates, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Where a punter table reads each row, as arrays ``(kind, index, stake_level,
+    raise_open)``: kind 0 at a BET state (``index``: its place in the first layer), 1 at a
+    draw decision (``index``: the card state, with the stake's level and whether a raise is
+    open), -1 outside the tables (a banker's observation, another phase, a state these
+    rules never reach)."""
     L = st.layout
-    counts = _rank_counts(st, observations)
-    own, own_fd = L.hand_column(ME, 0), L.column(CardColumn.OWN_FACE_DOWN)
-    returned = L.column(CardColumn.RETURNED)
-    is_banker = L.seat_feature(ME, SeatFeature.IS_BANKER)
-    bet, draw = L.phase_feature(Phase.BET), L.phase_feature(Phase.DRAW)
-    stake_at = L.hand_feature(ME, 0, HandFeature.STAKE)
-    raise_cols = list(st.raise_ids.values())
-    bet_key = st.bet_key()
-    out: list[tuple[int, ...] | None] = []
-    for i in range(len(observations)):
-        o, key = observations[i], None
-        if o[is_banker] == 0.0 and (o[bet] == 1.0 or o[draw] == 1.0):
-            hid = np.flatnonzero(counts[i, :, own_fd])
-            k = int(counts[i, FOUR, returned])
-            if len(hid) == 1:
-                h = int(hid[0])
-                if o[bet] == 1.0:
-                    j = bet_key.get((k, h))
-                    key = (0, j) if j is not None else None
-                else:
-                    U = counts[i, :, own].copy()
-                    U[h] -= 1
-                    c = st.state_index.get((k, h, tuple(U.tolist())))
-                    stake = int(round(float(o[stake_at])))
-                    if c is not None and stake in st.levels:
-                        ro = int(bool(masks[i][raise_cols].any())) if raise_cols else 0
-                        key = (1, c, st.levels.index(stake), ro)
-        out.append(key)
-    return out
+    o = np.asarray(observations)
+    n = len(o)
+    counts = _rank_counts(st, o)
+    fd = counts[:, :, L.column(CardColumn.OWN_FACE_DOWN)]
+    h = fd.argmax(1)
+    k = counts[:, FOUR, L.column(CardColumn.RETURNED)]
+    punter = (o[:, L.seat_feature(ME, SeatFeature.IS_BANKER)] == 0.0) & ((fd > 0).sum(1) == 1)
+    bet = punter & (o[:, L.phase_feature(Phase.BET)] == 1.0)
+    draw = punter & ~bet & (o[:, L.phase_feature(Phase.DRAW)] == 1.0)
+    codes, states, bet_at = _punter_lookup(st)
+    kind = np.full(n, -1, np.int64)
+    index = np.zeros(n, np.int64)
+    level = np.zeros(n, np.int64)
+    raise_open = np.zeros(n, np.int64)
+    if bet.any():
+        kb, hb = k[bet], h[bet]
+        inside = kb < bet_at.shape[0]
+        j = np.full(len(kb), -1, np.int64)
+        j[inside] = bet_at[kb[inside], hb[inside]]
+        rows = np.flatnonzero(bet)[j >= 0]
+        kind[rows], index[rows] = 0, j[j >= 0]
+    if draw.any():
+        rows = np.flatnonzero(draw)
+        U = counts[rows][:, :, L.hand_column(ME, 0)]
+        U[np.arange(len(rows)), h[rows]] -= 1
+        fits = ((U >= 0) & (U < 8)).all(1)  # three bits a rank: a code of another state otherwise
+        code = _state_codes(k[rows], h[rows], np.clip(U, 0, 7))
+        at = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+        found = fits & (codes[at] == code)
+        stake = np.rint(o[rows, L.hand_feature(ME, 0, HandFeature.STAKE)]).astype(np.int64)
+        levels = np.array(st.levels, np.int64)
+        li = np.minimum(np.searchsorted(levels, stake), len(levels) - 1)
+        found &= levels[li] == stake
+        rows, at, li = rows[found], at[found], li[found]
+        kind[rows], index[rows], level[rows] = 1, states[at], li
+        raise_cols = list(st.raise_ids.values())
+        if raise_cols:
+            raise_open[rows] = (np.asarray(masks)[rows][:, raise_cols] != 0).any(1)
+    return kind, index, level, raise_open
 
 
 def banker_state_of(st: HeadsUpStates, observations: np.ndarray) -> list[tuple[int, int] | None]:
@@ -347,5 +386,5 @@ __all__ = [
     "banker_summary",
     "punter_masks",
     "punter_observations",
-    "punter_state_of",
+    "punter_states",
 ]

@@ -28,7 +28,7 @@ from ..features import NoSplitView
 from ..game import HIT_UP, SPLIT, STAND
 from ..rules import cut, resolve_rules
 from .evaluator import ExactEvaluator, evaluator
-from .observations import ME, banker_state_of, punter_state_of
+from .observations import ME, banker_state_of, punter_states
 from .results import NashConv
 
 
@@ -91,17 +91,17 @@ class TabularPunterPolicy(_Tabular):
         return (self.bet_p, self.draw_p) if ev is self.ev else None
 
     def action_probs(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        out = np.zeros(masks.shape)
-        for i, key in enumerate(punter_state_of(self.ev, observations, masks)):
-            m = masks[i]
-            p = None
-            if key is not None:
-                p = self.bet_p[key[1]] if key[0] == 0 else self.draw_p[key[1], key[2], key[3]]
-            legal = p * (m != 0) if p is not None else None
-            if legal is not None and legal.sum() > 0:
-                out[i] = legal / legal.sum()  # (a table of these rules never weighs an illegal action)
-            else:
-                out[i] = self._fallback(m)
+        masks = np.asarray(masks)
+        kind, index, level, raise_open = punter_states(self.ev, observations, masks)
+        p = np.zeros(masks.shape)
+        bet, draw = kind == 0, kind == 1
+        p[bet] = self.bet_p[index[bet]]
+        p[draw] = self.draw_p[index[draw], level[draw], raise_open[draw]]
+        p *= masks != 0  # (a table of these rules never weighs an illegal action)
+        total = p.sum(1)
+        out = np.divide(p, total[:, None], out=np.zeros_like(p), where=total[:, None] > 0)
+        for i in np.flatnonzero(total <= 0):  # outside the table: the first legal action
+            out[i] = self._fallback(masks[i])
         return out
 
 
