@@ -178,9 +178,15 @@ def next64(rng, g):
 
 
 @njit(**KERNEL, inline="always")
+def _below(z, m):
+    """A 64-bit random number ``z`` as a draw uniform in ``0..m-1`` (``m`` small)."""
+    return np.int64(((z >> np.uint64(11)) * np.uint64(m)) >> np.uint64(53))
+
+
+@njit(**KERNEL, inline="always")
 def randint(rng, g, m):
     """Uniform in ``0..m-1`` (``m`` small)."""
-    return np.int64(((next64(rng, g) >> np.uint64(11)) * np.uint64(m)) >> np.uint64(53))
+    return _below(next64(rng, g), m)
 
 
 @njit(**KERNEL)
@@ -232,14 +238,14 @@ def _row_seed(r):
 def session_shuffle(seed, stream, cards, m, out):
     """``cards[:m]`` shuffled into ``out[:m]`` by the episode's ``seed`` and ``stream`` (hand
     ``h``'s fresh deck: ``2 * h``; the ``j``-th reshuffle of a shoe: ``2 * j + 1``): Fisher-Yates
-    from the last card, each draw ``randint``'s from a splitmix64 stream started at
+    from the last card, each draw ``_below`` a number of a splitmix64 stream started at
     ``mix64(seed * golden + stream + 1)``."""
     x = mix64(seed * _GOLDEN + np.uint64(stream) + np.uint64(1))
     for j in range(m):
         out[j] = cards[j]
     for j in range(m - 1, 0, -1):
         x += _GOLDEN
-        t = np.int64(((mix64(x) >> np.uint64(11)) * np.uint64(j + 1)) >> np.uint64(53))
+        t = _below(mix64(x), j + 1)
         c = out[j]
         out[j] = out[t]
         out[t] = c
