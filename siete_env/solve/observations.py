@@ -266,22 +266,16 @@ def _state_codes(k: np.ndarray, h: np.ndarray, U: np.ndarray) -> np.ndarray:
 
 def _punter_lookup(st: HeadsUpStates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(sorted state codes, their card states, bet index by [k, h] (-1: none))``, made
-    once per ``st`` from ``st.state_index`` and ``st.bet_key()``."""
+    once per ``st`` from its card states (``st.K``, ``st.Hd``, ``st.U``) and ``st.bet_key()``."""
     cached = st.__dict__.get("_punter_lookup")
     if cached is None:
-        keys = list(st.state_index)
-        codes = _state_codes(
-            np.array([k for k, _, _ in keys], np.int64),
-            np.array([h for _, h, _ in keys], np.int64),
-            np.array([U for _, _, U in keys], np.int64).reshape(len(keys), N_RANKS),
-        )
+        codes = _state_codes(st.K, st.Hd, st.U)
         order = np.argsort(codes)
-        states = np.array(list(st.state_index.values()), np.int64)
         bets = st.bet_key()
         bet_at = np.full((1 + max((k for k, _ in bets), default=0), N_RANKS), -1, np.int64)
         for (k, h), j in bets.items():
             bet_at[k, h] = j
-        cached = st.__dict__["_punter_lookup"] = (codes[order], states[order], bet_at)
+        cached = st.__dict__["_punter_lookup"] = (codes[order], order, bet_at)
     return cached
 
 
