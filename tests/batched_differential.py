@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from siete_env import raw_env
+from siete_env import events as event_log
 from siete_env.batched import BatchedTables, supported
 from siete_env.cards import CARD_IDS, RANK
 from siete_env.features import fold_suits
@@ -230,21 +231,35 @@ class _KernelShuffle:
 def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np.random.Generator,
                   counts: Counter, batch: int = 64, fold_check: bool = True) -> None:  # fmt: skip
     """``hands`` hands of ``group`` at ``n`` seats under ``rules``, ``batch`` tables at a time."""
-    bt = BatchedTables(min(batch, hands), n, rules)
+    bt = BatchedTables(min(batch, hands), n, rules, events=event_log.EVENT_AREA)
     print("SET", n, rules, flush=True) if __import__("os").environ.get("DIFF_DEBUG") else None
     names = bt.action_names
     sub = rng.choice(GROUPS[: GROUPS.index("rules")]) if group in MIXED else group
     facts = RuleFacts(resolve_rules(rules))
     envs = [raw_env(num_players=n, rules=rules) for _ in range(bt.N)]
+    logs: list[list[tuple]] = [[] for _ in range(bt.N)]  # the events each table's kernels logged
     started = 0
+
+    def check_events(i: int, after: str) -> None:
+        logs[i].extend(event_log.read(bt.state[i], bt.cfg))
+        ref = envs[i].game.events
+        if logs[i] != ref:
+            j = next((j for j, (a, b) in enumerate(zip(logs[i], ref, strict=False)) if a != b), min(len(ref), len(logs[i])))
+            raise Mismatch(
+                f"{group} n={n} rules={rules}: event {j} differs after {after}: reference {ref[j - 2 : j + 3]}, "
+                f"kernels {logs[i][j - 2 : j + 3]}\n{envs[i].table_text()}"
+            )
 
     def deal(i: int) -> None:
         nonlocal started
         deck = make_deck(sub, bt.deck_cards, n, rng)
         banker = int(rng.integers(n))
+        event_log.clear(bt.state[i])
         bt.start([i], [banker], deck[None, :])
         envs[i].reset(seed=int(rng.integers(1 << 30)), options={"deck": [CARD_IDS[c] for c in deck], "banker": banker})
         envs[i].game.shuffle = _KernelShuffle(bt, i, envs[i].game)  # a session's later decks: the kernels'
+        logs[i] = []
+        check_events(i, "the deal")
         started += 1
 
     live = []
@@ -271,6 +286,8 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
         masks = bt.legal_masks(games)
         actions = np.array([choose(sub, masks[j], rng, names) for j in range(len(live))])
         before = bt.chips[games].copy()
+        for i in live:
+            event_log.clear(bt.state[i])
         bt.apply(games, actions)
         after = bt.chips[games]
         nxt = []
@@ -280,6 +297,7 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
             a = int(actions[j])
             counts[names[a].split("_")[0] if names[a].startswith(("BET_", "RAISE_")) else names[a]] += 1
             e.step(a)
+            check_events(i, names[a])
             for s in range(n):
                 if e.rewards[f"player_{s}"] != after[j, s] - before[j, s]:
                     raise Mismatch(

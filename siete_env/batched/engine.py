@@ -29,8 +29,6 @@ from ..game import build_actions
 from ..hand import MAX_SWAPS
 from ..rules import ENGINE_OPTIONS, MAX_PLAYERS, Rules, check_table, options_not_played, resolve_rules
 from ..settle import (
-    OUT_BUST,
-    OUT_TRIPLEE,
     Payouts,
     RuleFacts,
     Shown,
@@ -165,7 +163,7 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
     L = facts.limit
     pays = Payouts(rules)
     pay = [  # a standing hand is within the limit, or its one initial card is over it (a 7 at a limit below 7)
-        pays.multiplier(p, b, bool(pr), bool(br))
+        pays.outcome(p, b, bool(pr), bool(br))
         for p in range(max(L, max(VALUE2)) + 1)
         for b in range(L + 2)
         for pr in (0, 1)
@@ -204,7 +202,8 @@ def _with_tables(cfg: np.ndarray, rules: Rules, facts: RuleFacts) -> np.ndarray:
         "T_WILD_LOSES": facts.wild_loses_at,
         "T_TIE": [tie_card_value(c) for c in cards],
         "T_BIDS": list(rules.auction_bids),
-        "T_SHOT": [pays.by_outcome[pays.shot_outcome(p, b)] for p in range(K.TOTALS) for b in range(L + 2)],
+        "T_SHOT": [pays.shot_outcome(p, b) for p in range(K.TOTALS) for b in range(L + 2)],
+        "T_BYOUT": pays.by_outcome,
         "T_RSUIT": [reale_suit((a, b), facts) for a in cards for b in cards] if rules.reale_pays is not None else [],
         "T_CARDS": list(rules.deck_cards()),
     }
@@ -223,10 +222,18 @@ class BatchedTables:
     Every method takes table indices (``games``) so that any subset can move; the state is
     ``self.state`` (one ``int16`` row per table, see ``kernels``). Decks are given
     (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
+    ``events``: the size (``int16`` entries) of each row's event log (``kernels._ev``), 0
+    (none) for batched play; a one-table engine (``siete_env.table.Table``) reads it after
+    every action.
     """
 
     def __init__(
-        self, num_tables: int, num_players: int = 2, rules: Any = "spanish", num_tables_name: str = "num_tables"
+        self,
+        num_tables: int,
+        num_players: int = 2,
+        rules: Any = "spanish",
+        num_tables_name: str = "num_tables",
+        events: int = 0,
     ):
         self.rules = check_rules(rules, num_players)
         n = self.n = int(num_players)
@@ -268,13 +275,11 @@ class BatchedTables:
         cfg[K.K_CANTO], cfg[K.K_CHASE] = r.canto, r.banker_must_chase
         cfg[K.A_FUSIL] = ids.get("FUSILAR", -1)
         cfg[K.A_NOBID], cfg[K.K_NBIDS] = ids.get("NO_BID", -1), len(r.auction_bids) if r.bank_auction else 0
-        pays = Payouts(r).by_outcome
-        cfg[K.K_BUST] = pays[OUT_BUST]
         cfg[K.K_SPLITFIRST], cfg[K.K_FACEFORCED] = r.split_first_hand_only, not r.face_down_choice
         cfg[K.K_ALLDOWN] = r.max_face_down == "all"
         cfg[K.A_ACE], cfg[K.A_BURN] = ids.get("ACE_HALF", -1), ids.get("BURN", -1)
         cfg[K.K_BURNDRAWN] = r.burn_drawn
-        cfg[K.K_TRIPLEE], cfg[K.K_TRIP_PAY] = r.triplee, pays[OUT_TRIPLEE]
+        cfg[K.K_TRIPLEE] = r.triplee
         cfg[K.A_NOSIDE], cfg[K.K_SIDESTAKE] = ids.get("NO_SIDE_BET", -1), r.side_bet_stake
         # the session: its hands, the chips each seat starts with, the bank passing, the shoe
         cfg[K.K_SESSION] = r.hands_per_episode > 1 or r.play_to_target
@@ -284,6 +289,7 @@ class BatchedTables:
         cfg[K.K_PASS] = K.BANK_PASSES.index(r.bank_passes)
         cfg[K.K_TRIP_TAKES] = r.triplee_takes_bank
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
+        cfg[K.K_EVCAP] = events
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
@@ -293,6 +299,7 @@ class BatchedTables:
             ("O_MH", N_CARDS * (r.max_face_down == "all" or r.ace_half)), ("O_ACE", S * r.ace_half),
             ("O_TRIP", S * r.triplee), ("O_SIDE", n * r.side_bets), ("O_BURNED", N_CARDS * r.burn_three_four),
             ("O_DISC", N_CARDS * shoe), ("O_SEEN", N_CARDS * shoe), ("O_SHOWN", N_CARDS * shoe),
+            ("O_EV", events),  # the event log of a one-table engine (siete_env.table)
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

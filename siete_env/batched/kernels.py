@@ -31,6 +31,21 @@ from .. import hand, showdown
 from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, VALUE2
 from ..encoding import HAND_FEATURES, SEAT_FEATURES, CardColumn, GlobalFeature, HandFeature, SeatFeature
 from ..game import (
+    EV_ACE_HALF,
+    EV_ANNOUNCE,
+    EV_BID,
+    EV_DEAL,
+    EV_MOVE,
+    EV_NEW_HAND,
+    EV_PAY,
+    EV_RESHUFFLE,
+    EV_RESULT,
+    EV_RETURN,
+    EV_REVEAL,
+    EV_SIDE,
+    EV_STAKE,
+    EV_STATUS,
+    EV_TURN,
     FIXED_ACTIONS,
     HIT_DOWN,
     HIT_UP,
@@ -42,6 +57,7 @@ from ..game import (
     Status,
 )
 from ..rules import Rules
+from ..settle import OUT_BUST, OUT_POINTS_BEST, OUT_POINTS_DOUBLE, OUT_POINTS_UPSET, OUT_TRIPLEE
 
 V2 = np.array(VALUE2, np.int64)
 RANKS = np.array(RANK, np.int64)
@@ -50,17 +66,18 @@ FIG = np.array(IS_FIGURE, np.bool_)
 # scalar fields of a row
 BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO, BURNABLE, NBURN = range(12)
 NEWB, EXH, NDISC, NRESH, SEED0, SEED1, SEED2, SEED3 = range(12, 20)
-NSCAL = 20
+EVN, EVSEAT, EVPHASE = range(20, 23)  # the event log: its length, the last turn it announced
+NSCAL = 23
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
  O_CARDS, O_NH, O_SPL, O_SWP, O_CHIPS, K_F, K_W, K_HANDS, K_SEATS, K_GLOBAL, K_LIMIT, K_WILD, T_WILD, T_PAY,
  T_REALE, K_POINTS, K_MIN, K_DECLARE, K_UPSET_WIN, K_UPSET_LOSE, K_MORE_CARDS, K_TARGET, O_DBL, O_SCR, T_DOUBLE,
  T_INSTANT, T_POINTS, T_TAKES, T_RANK, T_WILD_LOSES, T_TIE, K_CANTO, K_CHASE, A_FUSIL, A_NOBID, K_NBIDS, T_BIDS,
- T_SHOT, K_BUST, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
- K_TRIPLEE, T_TRIPLEE, K_TRIP_PAY, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
+ T_SHOT, T_BYOUT, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
+ K_TRIPLEE, T_TRIPLEE, O_EV, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
  K_EPHANDS, K_TOTARGET, K_START, K_SHOE, K_PASS, K_TRIP_TAKES, T_RSUIT, T_CARDS, O_DISC, O_SEEN, O_SHOWN,
- K_LEVELS) = range(93)  # fmt: skip
+ K_EVCAP, K_LEVELS) = range(94)  # fmt: skip
 # The session (several hands per episode; ``K_SESSION``): ``K_EPHANDS`` hands, or
 # (``K_TOTARGET``) until a seat's score reaches ``K_TARGET``; ``K_START`` the chips each seat
 # starts with (-1: unlimited; a seat that cannot cover the lowest stake sits out, its first
@@ -81,22 +98,22 @@ BP_SEVEN_HALF, BP_REALE, BP_WHEN_EXHAUSTED = (BANK_PASSES.index(m) for m in ("se
 # ``A_BURN`` BURN's id (-1: off), ``K_BURNDRAWN`` a 3 or 4 just drawn face-up may be burnt
 # too (the row's ``BURNABLE``), ``NBURN`` the cards burnt this hand (out of play, shown in
 # the returned column); ``K_TRIPLEE`` a triplèe (``T_TRIPLEE``: ``settle.is_triplee`` at ``40 * a + b``)
-# stand at once and are paid ``K_TRIP_PAY`` stakes, flagged per slot in ``O_TRIP``;
+# stand at once and are paid as ``OUT_TRIPLEE``, flagged per slot in ``O_TRIP``;
 # ``A_NOSIDE`` NO_SIDE_BET's id (-1: no side bets; ``SIDE_BET_r`` follow it), the seat each
 # punter backs in ``O_SIDE`` (-1: none) at ``K_SIDESTAKE``.
 # 000 §9's complements: ``K_CANTO`` the first 7½ is announced, ``K_CHASE`` the banker may not
 # stand below 7½ after an announcement or a shot; ``A_FUSIL`` the FUSILAR action's id (-1:
-# off), its shot card in ``O_BLIND`` per slot (-1: none), paid ``T_SHOT`` stakes at ``P * (limit
-# + 2) + min(B, limit + 1)`` (``settle.Payouts.shot_outcome``); ``K_BUST`` what a bust hand
-# pays (``settle.Payouts.by_outcome``); ``A_NOBID`` the
+# off), its shot card in ``O_BLIND`` per slot (-1: none), its outcome ``T_SHOT`` at ``P * (limit
+# + 2) + min(B, limit + 1)`` (``settle.Payouts.shot_outcome``); ``A_NOBID`` the
 # auction's first action id (-1: no auction; then ``BID_k`` for the ``K_NBIDS`` prices of
 # ``T_BIDS``, SELL_BANK, KEEP_BANK), the bids per seat in ``O_BID``; ``O_ANN`` per seat: it
 # announced 7½ or shot.
 # The rules' tables (built by ``engine.BatchedTables`` from ``settle``, where each rule is
 # written; at the cfg offsets ``T_*``): ``T_WILD`` the total of a hand holding the wild card
-# (``settle.wild_total``) at ``2 * base + alone``; ``T_PAY`` what a standing punter hand wins
-# in stakes (``settle.Payouts.multiplier``) at ``((P * (limit + 2) + min(B, limit + 1)) * 2 +
-# punter_reale) * 2 + banker_reale``; ``T_REALE`` (-1: no reale scoring) whether two cards
+# (``settle.wild_total``) at ``2 * base + alone``; ``T_PAY`` a standing punter hand's outcome
+# (``settle.Payouts.outcome``, an ``OUT_*`` code) at ``((P * (limit + 2) + min(B, limit + 1)) * 2 +
+# punter_reale) * 2 + banker_reale``, ``T_BYOUT`` what each outcome pays in stakes
+# (``settle.Payouts.by_outcome``); ``T_REALE`` (-1: no reale scoring) whether two cards
 # at the limit are a reale (``settle.is_reale``) at ``40 * a + b``.
 # The points game (``K_POINTS``; its other facts: ``K_MIN`` the lowest total a hand stands on
 # while a card can be drawn, ``K_DECLARE`` the totals shown when made, a bit set): ``T_DOUBLE``
@@ -252,6 +269,98 @@ def session_shuffle(seed, stream, cards, m, out):
 
 
 # --------------------------------------------------------------------------- helpers
+# --------------------------------------------------------------------------- the event log
+# A one-table engine (``K_EVCAP`` > 0: ``siete_env.table.Table``) has the kernels write what
+# happens, in order, into the row's area at ``O_EV``: per event its kind (``game.EV_*``), the
+# count of its fields, the fields (``EVN``: the area's length; the reader empties it before an
+# action; -1: it overflowed). The batched tables size it 0 and write nothing.
+@njit(**KERNEL)
+def _ev_write(r, cfg, kind, m, a, b, c, d, e, f):
+    i = r[EVN]
+    if i < 0 or i + 8 > cfg[K_EVCAP]:  # (the six fields are written, the unused ones overwritten next)
+        r[EVN] = -1  # overflow: the reader raises
+        return
+    o = cfg[O_EV] + i
+    r[o] = kind
+    r[o + 1] = m
+    r[o + 2] = a
+    r[o + 3] = b
+    r[o + 4] = c
+    r[o + 5] = d
+    r[o + 6] = e
+    r[o + 7] = f
+    r[EVN] = i + 2 + m
+
+
+@njit(**KERNEL, inline="always")
+def _ev(r, cfg, kind, m, a, b, c, d, e, f):
+    """Log an event of ``m`` fields (``a..f``, the unused ones 0)."""
+    if cfg[K_EVCAP]:
+        _ev_write(r, cfg, kind, m, a, b, c, d, e, f)
+
+
+@njit(**KERNEL)
+def _ev_new_hand(r, cfg):
+    """``EV_NEW_HAND``: the banker, the hands done, every seat's chips, the cards left, the
+    shoe's seen cards (in card order) and the seats sitting out."""
+    if not cfg[K_EVCAP]:
+        return
+    n, H = cfg[K_N], cfg[K_H]
+    i = r[EVN]
+    if i < 0 or i + 6 + 2 * n + N_CARDS > cfg[K_EVCAP]:
+        r[EVN] = -1
+        return
+    o = cfg[O_EV] + i
+    b = r[BANKER]
+    r[o] = EV_NEW_HAND
+    j = o + 2
+    r[j] = b
+    r[j + 1] = r[HANDNO]
+    r[j + 2] = r[DLEN] - r[POS]
+    j += 3
+    for s in range(n):
+        r[j] = r[cfg[O_CHIPS] + s]
+        j += 1
+    at = j
+    j += 1
+    if cfg[K_SHOE]:
+        for c in range(N_CARDS):
+            if r[cfg[O_SEEN] + c]:
+                r[j] = c
+                j += 1
+    r[at] = j - at - 1
+    at = j
+    j += 1
+    for s in range(n):
+        if s != b and r[cfg[O_STATUS] + s * H] == S_EMPTY:
+            r[j] = s
+            j += 1
+    r[at] = j - at - 1
+    r[o + 1] = j - o - 2
+    r[EVN] = j - cfg[O_EV]
+    r[EVSEAT] = -1
+    r[EVPHASE] = -1
+
+
+@njit(**KERNEL, inline="always")
+def _turn(r, cfg, seat, phase):
+    """The turn passes (``game.Game._turn``): ``phase``, and ``seat`` to act (-1: none)."""
+    r[PHASE] = phase
+    if seat >= 0:
+        r[SEAT] = seat
+    if cfg[K_EVCAP]:
+        _ev_write(r, cfg, EV_TURN, 5, r[EVSEAT], r[EVPHASE], seat, phase, r[HANDNO], 0)
+        r[EVSEAT] = seat
+        r[EVPHASE] = phase
+
+
+@njit(**KERNEL, inline="always")
+def _set_status(r, cfg, k, st):
+    H = cfg[K_H]
+    _ev(r, cfg, EV_STATUS, 4, k // H, k % H, r[cfg[O_STATUS] + k], st, 0, 0)
+    r[cfg[O_STATUS] + k] = st
+
+
 @njit(**KERNEL, inline="always")
 def _multi_hidden(cfg):
     """A slot may hold several face-down cards (``max_face_down: all``, a declared ½ ace)."""
@@ -262,10 +371,12 @@ def _multi_hidden(cfg):
 def _reveal(r, cfg, k):
     c = r[cfg[O_HID] + k]
     if c >= 0:
+        H = cfg[K_H]
         r[cfg[O_HID] + k] = -1
         r[cfg[O_RET] + c] = 0  # seen face-up: no longer "returned to the deck"
         if cfg[K_SHOE]:
             r[cfg[O_SHOWN] + c] = 1
+        _ev(r, cfg, EV_REVEAL, 3, c, k // H, k % H, 0, 0, 0)
         if _multi_hidden(cfg):
             b = cfg[O_CARDS] + k * cfg[K_MAXC]
             for j in range(r[cfg[O_NC] + k]):
@@ -275,6 +386,7 @@ def _reveal(r, cfg, k):
                     r[cfg[O_RET] + c] = 0
                     if cfg[K_SHOE]:
                         r[cfg[O_SHOWN] + c] = 1
+                    _ev(r, cfg, EV_REVEAL, 3, c, k // H, k % H, 0, 0, 0)
 
 
 @njit(**KERNEL)
@@ -340,6 +452,7 @@ def _reshuffle(r, cfg):
     for c in range(N_CARDS):
         r[cfg[O_SEEN] + c] = 0
     r[EXH] = 1
+    _ev(r, cfg, EV_RESHUFFLE, 1, m, 0, 0, 0, 0, 0)
 
 
 @njit(**KERNEL, inline="always")
@@ -379,6 +492,7 @@ def _give(r, cfg, k, face_up):
         r[cfg[O_MH] + c] = 1
     else:
         r[cfg[O_HID] + k] = c
+    _ev(r, cfg, EV_DEAL, 4, c, k // cfg[K_H], k % cfg[K_H], face_up, 0, 0)
     return c
 
 
@@ -399,23 +513,35 @@ def _budget(r, cfg, s):
 
 @njit(**KERNEL, inline="always")
 def _pay(r, cfg, frm, to, amount):
-    r[cfg[O_CHIPS] + frm] -= amount
+    """Chips from seat ``frm`` to ``to``; ``frm`` -1: points scored (from no seat)."""
+    if frm >= 0:
+        r[cfg[O_CHIPS] + frm] -= amount
     r[cfg[O_CHIPS] + to] += amount
+    _ev(r, cfg, EV_PAY, 3, frm, to, amount, 0, 0, 0)
 
 
 @njit(**KERNEL)
-def _result(r, cfg, k, s, mult):
-    """Settle punter slot ``k`` (seat ``s``) at ``mult`` stakes (negative: it loses); side
-    bets on a seat's first hand follow it at their own stake."""
+def _result(r, cfg, k, s, outcome):
+    """Settle punter slot ``k`` (seat ``s``) by its ``outcome`` (``settle.OUT_*``): it wins
+    what the outcome pays (``T_BYOUT``) times its stake (loses, if negative); side bets on a
+    seat's first hand follow it at their own stake, their bettors in turn order."""
     b = r[BANKER]
+    n, H = cfg[K_N], cfg[K_H]
     st = r[cfg[O_STAKE] + k]
+    mult = cfg[cfg[T_BYOUT] + outcome]
+    if cfg[K_EVCAP]:
+        kb = b * H
+        bst = r[cfg[O_STATUS] + kb]
+        B = r[cfg[O_TOT] + kb] if (bst == S_STOOD or bst == S_BUST) else -1
+        _ev_write(r, cfg, EV_RESULT, 6, s, k % H, outcome, st * mult, r[cfg[O_TOT] + k], B)
     if mult > 0:
         _pay(r, cfg, b, s, st * mult)
     else:
         _pay(r, cfg, s, b, -st * mult)
-    if cfg[A_NOSIDE] >= 0 and k % cfg[K_H] == 0:
+    if cfg[A_NOSIDE] >= 0 and k % H == 0:
         side = cfg[K_SIDESTAKE]
-        for t in range(cfg[K_N]):
+        for i in range(n):
+            t = (b + 1 + i) % n
             if r[cfg[O_SIDE] + t] == s:
                 if mult > 0:
                     _pay(r, cfg, b, t, side * mult)
@@ -460,16 +586,20 @@ def _settle_points(r, cfg, instant):
         s = instant // H
         i = (s - b - 1) % n
         won = cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
-        r[chips + s] += max(won, cfg[K_TARGET] - r[chips + s])
-        r[PHASE] = P_OVER
+        _pay(r, cfg, -1, s, max(won, cfg[K_TARGET] - r[chips + s]))
+        _turn(r, cfg, -1, P_OVER)
         return
     k, upset = _winners(
         tot, nc, wild, dbl, st, n, n - 1, cfg[cfg[T_RANK] : cfg[T_RANK] + L + 1], L, cfg[K_UPSET_WIN],
         cfg[K_UPSET_LOSE], cfg[K_MORE_CARDS] != 0, cfg[cfg[T_WILD_LOSES] : cfg[T_WILD_LOSES] + L + 1], out,
     )  # fmt: skip
+    B = tot[n - 1] if st[n - 1] else -1  # the banker's (the last)
     for j in range(k):
         i = out[j]
-        r[chips + (b + 1 + i) % n] += cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
+        won = cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
+        why = OUT_POINTS_DOUBLE if dbl[i] else (OUT_POINTS_UPSET if upset else OUT_POINTS_BEST)
+        _ev(r, cfg, EV_RESULT, 6, (b + 1 + i) % n, 0, why, won, tot[i], B)
+        _pay(r, cfg, -1, (b + 1 + i) % n, won)
     if k > 0 and cfg[cfg[T_TAKES] + (tot[out[0]] * 2 + dbl[out[0]]) * 2 + upset]:
         while k > 1 and r[DLEN] - r[POS] >= k:  # one more card each, face-up, while they tie
             top = -1
@@ -508,7 +638,7 @@ def _settle(r, cfg):
                 continue
             _reveal(r, cfg, k)
             if cfg[K_TRIPLEE] and r[cfg[O_TRIP] + k]:  # a triplèe: paid its own, whatever the banker has
-                _result(r, cfg, k, s, cfg[K_TRIP_PAY])
+                _result(r, cfg, k, s, OUT_TRIPLEE)
                 continue
             c = r[cfg[O_BLIND] + k]
             if c >= 0:  # a shot 7: its card is shown now
@@ -516,10 +646,12 @@ def _settle(r, cfg):
                 r[cfg[O_RET] + c] = 0
                 if cfg[K_SHOE]:
                     r[cfg[O_SHOWN] + c] = 1
+                _ev(r, cfg, EV_REVEAL, 3, c, s, h, 0, 0, 0)
                 P = r[cfg[O_TOT] + k] = _slot_total(r, cfg, k) if cfg[K_WILD] >= 0 else r[cfg[O_TOT] + k] + V2[c]
-                if P != L:  # only 7½ is paid: anything else is a bust (settle.Payouts.shot_outcome)
-                    r[cfg[O_STATUS] + k] = S_BUST
-                _result(r, cfg, k, s, cfg[cfg[T_SHOT] + min(P, TOTALS - 1) * (L + 2) + B])
+                out = cfg[cfg[T_SHOT] + min(P, TOTALS - 1) * (L + 2) + B]  # (settle.Payouts.shot_outcome)
+                if out == OUT_BUST:
+                    _set_status(r, cfg, k, S_BUST)
+                _result(r, cfg, k, s, out)
                 continue
             P = r[cfg[O_TOT] + k]
             pr = _is_reale(r, cfg, k)
@@ -592,7 +724,10 @@ def _hand_over(r, cfg):
     once the action is done (no kernel of a hand calls the next hand's: numba's cache does
     not take recursive calls)."""
     r[HANDNO] += 1
-    r[PHASE] = P_NEXT if cfg[K_SESSION] and not _episode_over(r, cfg) else P_OVER
+    if cfg[K_SESSION] and not _episode_over(r, cfg):
+        r[PHASE] = P_NEXT
+    else:
+        _turn(r, cfg, -1, P_OVER)
 
 
 @njit(**KERNEL)
@@ -646,21 +781,21 @@ def _banker_turn(r, cfg):
     r[SEAT] = b
     r[HAND] = 0
     _reveal(r, cfg, b * H)
-    r[cfg[O_STATUS] + b * H] = S_PLAYING
-    r[PHASE] = P_BANKER
+    _set_status(r, cfg, b * H, S_PLAYING)
+    _turn(r, cfg, b, P_BANKER)
 
 
 @njit(**KERNEL)
 def _begin_hand(r, cfg, s, h):
     r[SEAT] = s
     r[HAND] = h
-    r[cfg[O_STATUS] + s * cfg[K_H] + h] = S_PLAYING
+    _set_status(r, cfg, s * cfg[K_H] + h, S_PLAYING)
     if cfg[K_POINTS]:  # no stakes: the hand starts drawing
         r[FIRST] = 1
         r[RAISED] = 0
-        r[PHASE] = P_DRAW
+        _turn(r, cfg, s, P_DRAW)
     else:
-        r[PHASE] = P_BET
+        _turn(r, cfg, s, P_BET)
 
 
 @njit(**KERNEL)
@@ -720,9 +855,11 @@ def _shoot(r, cfg, s):
     showdown), the turn ends."""
     k = s * cfg[K_H]
     _reveal(r, cfg, k)
-    r[cfg[O_BLIND] + k] = _draw_into(r, cfg, k)
+    c = r[cfg[O_BLIND] + k] = _draw_into(r, cfg, k)
+    _ev(r, cfg, EV_DEAL, 4, c, s, 0, 0, 0, 0)
     r[cfg[O_ANN] + s] = 1
-    r[cfg[O_STATUS] + k] = S_STOOD
+    _ev(r, cfg, EV_ANNOUNCE, 1, s, 0, 0, 0, 0, 0)
+    _set_status(r, cfg, k, S_STOOD)
     _end_punter_hand(r, cfg)
 
 
@@ -747,7 +884,7 @@ def _deal(r, cfg):
     r[TURN] = -1
     if cfg[A_NOSIDE] >= 0 and punters >= 2:  # side bets: each punter in turn may back another's hand
         _next_turn(r, cfg)
-        r[PHASE] = P_SIDE
+        _turn(r, cfg, r[SEAT], P_SIDE)
         return
     r[SEAT] = 0
     _next_punter(r, cfg)
@@ -760,8 +897,10 @@ def _side_bet(r, cfg, a):
     n = cfg[K_N]
     s = r[SEAT]
     if a != cfg[A_NOSIDE]:
-        r[cfg[O_SIDE] + s] = (s + a - cfg[A_NOSIDE]) % n
+        t = r[cfg[O_SIDE] + s] = (s + a - cfg[A_NOSIDE]) % n
+        _ev(r, cfg, EV_SIDE, 2, t, cfg[K_SIDESTAKE], 0, 0, 0, 0)
     if _next_turn(r, cfg):
+        _turn(r, cfg, r[SEAT], P_SIDE)
         return
     r[TURN] = -1
     _next_punter(r, cfg)
@@ -777,11 +916,13 @@ def _auction(r, cfg, a):
     if s != b:
         if a > cfg[A_NOBID]:
             r[o + s] = cfg[cfg[T_BIDS] + a - cfg[A_NOBID] - 1]
+            _ev(r, cfg, EV_BID, 2, s, r[o + s], 0, 0, 0, 0)
         if _next_turn(r, cfg):
+            _turn(r, cfg, r[SEAT], P_AUCTION)
             return
         for t in range(n):
             if r[o + t]:
-                r[SEAT] = b  # the banker sells or keeps
+                _turn(r, cfg, b, P_AUCTION)  # the banker sells or keeps
                 return
     elif a == cfg[A_NOBID] + cfg[K_NBIDS] + 1:  # SELL_BANK
         buyer = 0
@@ -791,6 +932,7 @@ def _auction(r, cfg, a):
         _pay(r, cfg, buyer, b, r[o + buyer])
         r[BANKER] = buyer
         _mark_seats(r, cfg)  # the same hand, with the new banker
+        _ev_new_hand(r, cfg)
     for t in range(n):
         r[o + t] = 0
     _deal(r, cfg)
@@ -802,20 +944,21 @@ def _check_total(r, cfg, s, h):
     t = r[cfg[O_TOT] + k]
     if t > cfg[K_LIMIT]:
         _reveal(r, cfg, k)
-        r[cfg[O_STATUS] + k] = S_BUST
+        _set_status(r, cfg, k, S_BUST)
         if not cfg[K_POINTS]:
-            _result(r, cfg, k, s, cfg[K_BUST])
+            _result(r, cfg, k, s, OUT_BUST)
         _end_punter_hand(r, cfg)
     elif _instant(r, cfg, k):  # it wins the game at once
         _reveal(r, cfg, k)
-        r[cfg[O_STATUS] + k] = S_STOOD
+        _set_status(r, cfg, k, S_STOOD)
         _settle_points(r, cfg, k)
     elif t == cfg[K_LIMIT]:
         if cfg[K_REVEAL75] or _declared(cfg, t):
             _reveal(r, cfg, k)
         if cfg[K_CANTO] and not _announced(r, cfg):
             r[cfg[O_ANN] + s] = 1
-        r[cfg[O_STATUS] + k] = S_STOOD
+            _ev(r, cfg, EV_ANNOUNCE, 1, s, 0, 0, 0, 0, 0)
+        _set_status(r, cfg, k, S_STOOD)
         _end_punter_hand(r, cfg)
     elif _declared(cfg, t):  # shown; it may go on drawing
         _reveal(r, cfg, k)
@@ -848,13 +991,13 @@ def _after_draw(r, cfg, s, h, c, was_single, face_up):
     if was_single and _double(r, cfg, k):  # declared: shown, it stands
         r[cfg[O_DBL] + k] = 1
         _reveal(r, cfg, k)
-        r[cfg[O_STATUS] + k] = S_STOOD
+        _set_status(r, cfg, k, S_STOOD)
         _end_punter_hand(r, cfg)
         return
     if cfg[K_TRIPLEE] and was_single and _is_triplee(r, cfg, k):  # shown, it stands
         _reveal(r, cfg, k)
         r[cfg[O_TRIP] + k] = 1
-        r[cfg[O_STATUS] + k] = S_STOOD
+        _set_status(r, cfg, k, S_STOOD)
         _end_punter_hand(r, cfg)
         return
     first = r[cfg[O_CARDS] + k * cfg[K_MAXC]]
@@ -864,7 +1007,7 @@ def _after_draw(r, cfg, s, h, c, was_single, face_up):
         and (h == 0 or cfg[K_SPLITFIRST] == 0)
         and (cfg[K_START] < 0 or _budget(r, cfg, s) >= cfg[K_LEVELS])
     ):
-        r[PHASE] = P_SPLIT
+        _turn(r, cfg, s, P_SPLIT)
         return
     _check_total(r, cfg, s, h)
     # burn_drawn: a 3 or 4 just received face-up, in a hand that plays on, may be burnt
@@ -887,7 +1030,8 @@ def _burn(r, cfg, s, h):
     nc = r[cfg[O_NC] + k] - 1
     card = r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc]
     r[cfg[O_NC] + k] = nc
-    if r[cfg[O_HID] + k] == card:
+    was_up = r[cfg[O_HID] + k] != card
+    if not was_up:
         r[cfg[O_HID] + k] = -1
     r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
     r[cfg[O_RET] + card] = 1  # shown, out of the hand (and of play)
@@ -895,6 +1039,7 @@ def _burn(r, cfg, s, h):
     r[NBURN] += 1
     if cfg[K_SHOE]:
         r[cfg[O_SHOWN] + card] = 1
+    _ev(r, cfg, EV_RETURN, 5, card, s, was_up, 0, h, 0)
     if r[PHASE] == P_BET:
         _give(r, cfg, k, cfg[K_INITUP] != 0)
         return
@@ -908,6 +1053,7 @@ def _declare_ace(r, cfg, s):
     _reveal(r, cfg, k)
     r[cfg[O_ACE] + k] = 1
     r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
+    _ev(r, cfg, EV_ACE_HALF, 1, s, 0, 0, 0, 0, 0)
 
 
 @njit(**KERNEL)
@@ -930,19 +1076,24 @@ def _split(r, cfg, s, h):
     else:
         r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)
         r[cfg[O_TOT] + nk] = _slot_total(r, cfg, nk)
-    r[cfg[O_STATUS] + nk] = S_WAITING
+    _ev(r, cfg, EV_MOVE, 4, c, s, h, nh, 0, 0)
+    _set_status(r, cfg, nk, S_WAITING)
 
 
 @njit(**KERNEL)
 def _swap_four(r, cfg, s):
     r[cfg[O_SWP] + s] += 1
+    if r[POS] >= r[DLEN]:
+        _reshuffle(r, cfg)  # before the 4 goes back, so that the shoe counts stay right
     k = s * cfg[K_H]
     nc = r[cfg[O_NC] + k] - 1
     four = r[cfg[O_CARDS] + k * cfg[K_MAXC] + nc]
     r[cfg[O_NC] + k] = nc
+    was_up = r[cfg[O_HID] + k] != four
     r[cfg[O_HID] + k] = -1
     r[cfg[O_TOT] + k] = _slot_total(r, cfg, k)  # (no card left: 0)
     r[cfg[O_RET] + four] = 1  # shown going back into the deck
+    _ev(r, cfg, EV_RETURN, 5, four, s, was_up, 1, 0, 0)
     _give(r, cfg, k, cfg[K_INITUP] != 0)
     d = cfg[O_DECK]
     pos, end = r[POS], r[DLEN]
@@ -1040,11 +1191,12 @@ def _open_hand(r, cfg):
             r[cfg[O_SIDE] + s] = -1
     if cfg[K_START] >= 0:  # (without starting chips every seat plays)
         _mark_seats(r, cfg)
+    _ev_new_hand(r, cfg)
     if cfg[A_NOBID] >= 0:  # the bank's auction before the deal
         r[TURN] = -1
         r[HAND] = 0
         _next_turn(r, cfg)
-        r[PHASE] = P_AUCTION
+        _turn(r, cfg, r[SEAT], P_AUCTION)
         return
     _deal(r, cfg)
 
@@ -1182,8 +1334,9 @@ def _act(r, cfg, a):
         elif a >= A_BET0 + nb:  # RAISE
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0 - nb + 1]
             r[RAISED] = 1
+            _ev(r, cfg, EV_STAKE, 3, s, h, r[cfg[O_STAKE] + k], 0, 0, 0)
         elif a == A_STAND:
-            r[cfg[O_STATUS] + k] = S_STOOD
+            _set_status(r, cfg, k, S_STOOD)
             _end_punter_hand(r, cfg)
         else:
             _hit(r, cfg, s, h, a == A_HIT_UP)
@@ -1196,21 +1349,22 @@ def _act(r, cfg, a):
             _declare_ace(r, cfg, s)
         else:
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0]
+            _ev(r, cfg, EV_STAKE, 3, s, h, r[cfg[O_STAKE] + k], 0, 0, 0)
             r[FIRST] = 1
             r[RAISED] = 0
-            r[PHASE] = P_DRAW
+            _turn(r, cfg, s, P_DRAW)
     elif ph == P_SPLIT:
         if a == A_SPLIT:
             _split(r, cfg, s, h)
         r[FIRST] = 0
         r[RAISED] = 0
-        r[PHASE] = P_DRAW
+        _turn(r, cfg, s, P_DRAW)
         if a == A_KEEP:
             _check_total(r, cfg, s, h)
     elif ph == P_BANKER:
         kb = s * H
         if a == A_STAND:
-            r[cfg[O_STATUS] + kb] = S_STOOD
+            _set_status(r, cfg, kb, S_STOOD)
             _settle(r, cfg)
         else:
             was_single = r[cfg[O_NC] + kb] == 1
@@ -1218,16 +1372,16 @@ def _act(r, cfg, a):
             t = r[cfg[O_TOT] + kb]
             if was_single and _double(r, cfg, kb):  # declared: it stands
                 r[cfg[O_DBL] + kb] = 1
-                r[cfg[O_STATUS] + kb] = S_STOOD
+                _set_status(r, cfg, kb, S_STOOD)
                 _settle(r, cfg)
             elif t > cfg[K_LIMIT]:
-                r[cfg[O_STATUS] + kb] = S_BUST
+                _set_status(r, cfg, kb, S_BUST)
                 _settle(r, cfg)
             elif _instant(r, cfg, kb):  # (before the limit, as a punter's)
-                r[cfg[O_STATUS] + kb] = S_STOOD
+                _set_status(r, cfg, kb, S_STOOD)
                 _settle_points(r, cfg, kb)
             elif t == cfg[K_LIMIT]:
-                r[cfg[O_STATUS] + kb] = S_STOOD
+                _set_status(r, cfg, kb, S_STOOD)
                 _settle(r, cfg)
 
 
