@@ -1,0 +1,357 @@
+"""``Table``: one table played by the batched kernels, read as the reference engine is read.
+
+The AEC environment steps this: the rules of a hand and of a session are the kernels'
+(``siete_env.batched.kernels``, the one implementation every API plays), one row of state
+for one table. What happened is the kernels' event log (``siete_env.events``: the
+``game.EV_*`` tuples); what a seat sees is the kernels' ``observe``. The attributes below
+(``cards``, ``status``, ``chips``, ...) are read from the row when asked, with the names and
+meanings of ``game.Game``'s, so the renderers and the readable views need not know which
+engine they draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import events as event_log
+from .batched import kernels as K
+from .batched.engine import BatchedTables
+from .cards import CARD_IDS
+from .encoding import GlobalFeature, HandFeature, SeatFeature
+from .game import EV_PAY, IllegalActionError, Phase, Status
+from .rules import Rules
+from .settle import Payouts, RuleFacts, best_total
+
+_HIDDEN_IDS = tuple(f"{c}*" for c in CARD_IDS)
+_OVER = int(Phase.OVER)
+
+
+class Table:
+    """One table of ``num_players`` seats under ``rules``, stepped by the kernels (see the
+    module's docstring). ``start`` deals a session's first hand from a given deck; its later
+    decks and reshuffles come from ``seed``."""
+
+    def __init__(self, rules: Rules, num_players: int):
+        self.rules = rules
+        self.n = n = num_players
+        self.bt = BatchedTables(1, n, rules, events=event_log.EVENT_AREA)
+        self.row = self.bt.state[0]
+        self.cfg = self.bt.cfg
+        self.layout = self.bt.layout
+        self.max_splits = rules.splits_for(n)
+        self.H = self.hands_per_seat = 1 + self.max_splits
+        self.actions = self.bt.actions
+        self.facts = RuleFacts(rules)
+        self.payouts = Payouts(rules)
+        self.wild = self.facts.wild
+        self.events: list[tuple] = []
+        self.payments: list[tuple[int, int, int]] = []
+        self._legal: tuple[int, ...] | None = None
+        self._games = np.zeros(1, np.int64)
+        c = self.cfg
+        self._o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
+        self._maxc = int(c[K.K_MAXC])
+
+    # ------------------------------------------------------------------ play
+    def start(self, banker: int, deck: Any, seed: int) -> None:
+        """A new session: ``banker`` banks the first hand, dealt from ``deck`` (card indices,
+        a full deck of the rules); ``seed`` (a 64-bit integer) draws the later ones."""
+        event_log.clear(self.row)
+        self.bt.rng[0] = np.uint64(seed & ((1 << 64) - 1))
+        self.bt.start(self._games, [banker], np.asarray(deck, np.int32)[None, :])
+        self.events = event_log.read(self.row, self.cfg)
+        self.payments = []
+        self._legal = None
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """Ids of the legal actions of the acting seat (empty once the episode is over)."""
+        legal = self._legal
+        if legal is None:
+            bits = int(K.legal(self.row, self.cfg))
+            legal = self._legal = tuple(a for a in range(len(self.actions)) if bits >> a & 1)
+        return legal
+
+    def apply(self, action: int) -> None:
+        """Apply the acting seat's action (an id into ``self.actions``); an illegal one
+        raises ``IllegalActionError`` and changes nothing."""
+        if action not in self.legal_actions():
+            raise IllegalActionError(self.describe_illegal(action))
+        self._legal = None
+        event_log.clear(self.row)
+        K.apply(self.row, self.cfg, action)
+        new = event_log.read(self.row, self.cfg)
+        self.events.extend(new)
+        for ev in new:
+            if ev[0] == EV_PAY:
+                self.payments.append(ev[1:])
+
+    def observe(self, seat: int, out: np.ndarray) -> None:
+        """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``."""
+        K.observe(self.row, self.cfg, seat, False, out)
+
+    # ------------------------------------------------------------------ the row, as Game's attributes
+    def _area(self, name: str, size: int) -> list[int]:
+        o = self._o[name]
+        return self.row[o : o + size].tolist()
+
+    @property
+    def phase(self) -> int:
+        return int(self.row[K.PHASE])
+
+    @property
+    def seat(self) -> int:
+        return int(self.row[K.SEAT])
+
+    @property
+    def hand(self) -> int:
+        return int(self.row[K.HAND])
+
+    @property
+    def banker(self) -> int:
+        return int(self.row[K.BANKER])
+
+    @property
+    def hand_no(self) -> int:
+        return int(self.row[K.HANDNO])
+
+    @property
+    def acting_seat(self) -> int:
+        """The seat to act (-1 once the episode is over)."""
+        return -1 if self.phase == _OVER else self.seat
+
+    @property
+    def pos(self) -> int:
+        return int(self.row[K.POS])
+
+    @property
+    def deck(self) -> list[int]:
+        return self._area("O_DECK", int(self.row[K.DLEN]))
+
+    def cards_left(self) -> int:
+        return int(self.row[K.DLEN] - self.row[K.POS])
+
+    @property
+    def chips(self) -> list[int]:
+        return self._area("O_CHIPS", self.n)
+
+    @property
+    def nhands(self) -> list[int]:
+        return self._area("O_NH", self.n)
+
+    @property
+    def splits(self) -> list[int]:
+        return self._area("O_SPL", self.n)
+
+    @property
+    def swaps(self) -> list[int]:
+        return self._area("O_SWP", self.n)
+
+    @property
+    def status(self) -> list[int]:
+        return self._area("O_STATUS", self.n * self.H)
+
+    @property
+    def total(self) -> list[int]:
+        return self._area("O_TOT", self.n * self.H)
+
+    @property
+    def stake(self) -> list[int]:
+        return self._area("O_STAKE", self.n * self.H)
+
+    @property
+    def hidden(self) -> list[int]:
+        return self._area("O_HID", self.n * self.H)
+
+    @property
+    def cards(self) -> list[list[int]]:
+        """Each slot's cards in the order received (a shot card last)."""
+        nc = self._area("O_NC", self.n * self.H)
+        flat = self._area("O_CARDS", self.n * self.H * self._maxc)
+        M = self._maxc
+        return [flat[k * M : k * M + nc[k]] for k in range(len(nc))]
+
+    @property
+    def more_hidden(self) -> list[list[int]]:
+        """Per slot: its face-down cards after the first (``max_face_down: all``, a ½ ace)."""
+        if not (self.cfg[K.K_ALLDOWN] or self.cfg[K.A_ACE] >= 0):
+            return []
+        flag = self._area("O_MH", 40)
+        return [[c for c in cards if flag[c]] for cards in self.cards]
+
+    @property
+    def blind(self) -> list[int]:
+        """Per slot: the card under a shot 7 (nobody sees it), or -1."""
+        return self._area("O_BLIND", self.n * self.H)
+
+    @property
+    def announced(self) -> list[bool]:
+        return [bool(a) for a in self._area("O_ANN", self.n)]
+
+    @property
+    def bids(self) -> list[int]:
+        return self._area("O_BID", self.n)
+
+    @property
+    def side_on(self) -> list[list[int]]:
+        """Per seat: the seats backing its first hand, in turn order (empty without side bets)."""
+        if self.cfg[K.A_NOSIDE] < 0:
+            return []
+        backs = self._area("O_SIDE", self.n)
+        b, n = self.banker, self.n
+        turn = [(b + 1 + i) % n for i in range(n)]
+        return [[t for t in turn if backs[t] == s] for s in range(n)]
+
+    @property
+    def ace_half(self) -> list[bool]:
+        """Per slot: its initial ace declared ½ (empty when the option is off)."""
+        if self.cfg[K.A_ACE] < 0:
+            return []
+        return [bool(a) for a in self._area("O_ACE", self.n * self.H)]
+
+    @property
+    def triple(self) -> list[bool]:
+        """Per slot: a triplèe (empty when the option is off)."""
+        if not self.cfg[K.K_TRIPLEE]:
+            return []
+        return [bool(a) for a in self._area("O_TRIP", self.n * self.H)]
+
+    @property
+    def double(self) -> list[bool]:
+        """The points game, per slot: a double (empty in the banking game)."""
+        if not self.cfg[K.K_POINTS]:
+            return []
+        return [bool(a) for a in self._area("O_DBL", self.n * self.H)]
+
+    @property
+    def burned(self) -> list[int]:
+        """The cards burnt this hand (out of play)."""
+        if self.cfg[K.A_BURN] < 0:
+            return []
+        return self._area("O_BURNED", int(self.row[K.NBURN]))
+
+    @property
+    def seen_shoe(self) -> list[int]:
+        """A shoe's cards of finished hands that were shown face-up (in card order)."""
+        if not self.cfg[K.K_SHOE]:
+            return []
+        return [c for c, f in enumerate(self._area("O_SEEN", 40)) if f]
+
+    @property
+    def new_banker(self) -> int:
+        """Who takes the bank for the next hand (-1: the banker keeps it), once settled."""
+        return int(self.row[K.NEWB])
+
+    @property
+    def order(self) -> list[int]:
+        """The punters of this hand in turn order (a seat sitting out is not one)."""
+        b, n, H = self.banker, self.n, self.H
+        st = self.status
+        return [(b + i) % n for i in range(1, n) if st[((b + i) % n) * H] != Status.EMPTY]
+
+    @property
+    def discards(self) -> list[int]:
+        """A shoe's cards of finished hands (the burnt ones first)."""
+        if not self.cfg[K.K_SHOE]:
+            return []
+        return self._area("O_DISC", int(self.row[K.NDISC]))
+
+    def slot(self, seat: int, hand: int = 0) -> int:
+        """The flat index of a hand slot."""
+        return seat * self.H + hand
+
+    def hand_total(self, cards: Any, adjust: int = 0) -> int:
+        """Total in half points (``adjust`` added: -1 for an ace declared ½), the wild card
+        at its best value (``settle.best_total``)."""
+        return best_total(cards, self.facts, adjust)
+
+    def balance(self, s: int) -> int:
+        """Chips a seat holds (``starting_chips`` + its net result); unlimited without it."""
+        start = self.rules.starting_chips
+        return (1 << 30) if start is None else start + self.chips[s]
+
+    def active(self, s: int) -> bool:
+        """Whether a seat can cover the minimum stake (always, without ``starting_chips``)."""
+        return self.rules.starting_chips is None or self.balance(s) >= self.rules.bet_levels[0]
+
+    # ------------------------------------------------------------------ views
+    def info(self, seat: int, legal_names: tuple[str, ...]) -> dict[str, object]:
+        """A readable view of what ``seat`` knows of its own hand (the one it is playing):
+        card ids, its face-down cards marked ``*``, a card nobody sees (fusilar) as ``??``."""
+        h = self.hand if (seat == self.seat and self.phase != _OVER) else 0
+        k = seat * self.H + h
+        hidden = self.hidden[k]
+        blind = self.blind[k]
+        mh = self.more_hidden
+        more = mh[k] if mh else []
+        hand: list[str] = []
+        for c in self.cards[k]:
+            if c == hidden or c in more:
+                hand.append(_HIDDEN_IDS[c])
+            elif c == blind:
+                hand.append("??")
+            else:
+                hand.append(CARD_IDS[c])
+        return {
+            "role": "banker" if seat == self.banker else "punter",
+            "hand": hand,
+            "hand_index": h,
+            "total": self.total[k] * 0.5,
+            "stake": self.stake[k],
+            "chips": self.chips[seat],
+            "legal_actions": legal_names,
+        }
+
+    def describe_illegal(self, action: object) -> str:
+        legal = [self.actions[a].name for a in sorted(self.legal_actions())]
+        if isinstance(action, int) and 0 <= action < len(self.actions):
+            what = f"{action} ({self.actions[action].name})"
+        else:
+            what = repr(action)
+        return (
+            f"illegal action {what} for seat {self.acting_seat} in phase {Phase(self.phase).name}; "
+            f"legal actions now: {legal} (action ids 0..{len(self.actions) - 1})"
+        )
+
+    def state_vector(self) -> np.ndarray:
+        """The full state for a centralised critic (``raw_env.state``): every card's place
+        (hidden ones included, the deck's order excluded), every hand's true total, roles,
+        chips, in the observation's layout with absolute seats."""
+        n, H, L = self.n, self.H, self.layout
+        out = np.zeros(L.size, np.float32)
+        for c in self.deck[self.pos :]:
+            out[L.returned(c)] = 1.0  # still in the deck
+        if L.shoe:
+            for c in self.discards:
+                out[L.seen_in_shoe(c)] = 1.0  # discarded in this shoe
+        cards, hidden, status, stake, total = self.cards, self.hidden, self.status, self.stake, self.total
+        more = self.more_hidden
+        for s in range(n):
+            for h in range(H):
+                k = s * H + h
+                for c in cards[k]:
+                    out[L.card(c, s, h)] = 1.0
+                if hidden[k] >= 0:
+                    out[L.own_face_down(hidden[k])] = 1.0
+                    out[L.hand_feature(s, h, HandFeature.FACE_DOWN)] = 1.0
+                    for c in more[k] if more else ():
+                        out[L.own_face_down(c)] = 1.0
+                out[L.status_feature(s, h, Status(status[k]))] = 1.0
+                out[L.hand_feature(s, h, HandFeature.STAKE)] = stake[k]
+                out[L.hand_feature(s, h, HandFeature.N_CARDS)] = len(cards[k])
+                out[L.hand_feature(s, h, HandFeature.VISIBLE_TOTAL)] = total[k] * 0.5
+        chips, announced, bids, side_on = self.chips, self.announced, self.bids, self.side_on
+        phase = self.phase
+        for s in range(n):
+            out[L.seat_feature(s, SeatFeature.IS_BANKER)] = 1.0 if s == self.banker else 0.0
+            out[L.seat_feature(s, SeatFeature.TO_ACT)] = 1.0 if s == self.acting_seat else 0.0
+            out[L.seat_feature(s, SeatFeature.CHIPS)] = chips[s]
+            out[L.seat_feature(s, SeatFeature.ANNOUNCED)] = 1.0 if announced[s] else 0.0
+            out[L.seat_feature(s, SeatFeature.BID)] = bids[s] if phase == Phase.AUCTION else 0.0
+            side = len(side_on[s]) * self.rules.side_bet_stake if side_on else 0.0
+            out[L.seat_feature(s, SeatFeature.SIDE_BETS)] = side
+        out[L.phase_feature(Phase(phase))] = 1.0
+        out[L.global_feature(GlobalFeature.HANDS_DONE)] = self.hand_no
+        out[L.global_feature(GlobalFeature.CARDS_LEFT)] = self.cards_left()
+        return out
