@@ -20,9 +20,9 @@ from .batched import kernels as K
 from .batched.engine import BatchedTables
 from .cards import CARD_IDS
 from .encoding import GlobalFeature, HandFeature, SeatFeature
-from .game import EV_PAY, IllegalActionError, Phase, Status
+from .game import EV_NEW_HAND, EV_PAY, IllegalActionError, Phase, Status
 from .rules import Rules
-from .settle import Payouts, RuleFacts, best_total
+from .settle import Payouts, RuleFacts, best_total, is_instant_win, is_reale
 
 _HIDDEN_IDS = tuple(f"{c}*" for c in CARD_IDS)
 _OVER = int(Phase.OVER)
@@ -49,10 +49,17 @@ class Table:
         self.events: list[tuple] = []
         self.payments: list[tuple[int, int, int]] = []
         self._legal: tuple[int, ...] | None = None
+        self.last_new_hand = 0
         self._games = np.zeros(1, np.int64)
         c = self.cfg
         self._o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
         self._maxc = int(c[K.K_MAXC])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """``copy.deepcopy`` and ``pickle`` of a table mid-hand (a search copies the env): a
+        new ``Table`` of the same rules and seats, then its row, stream and logs."""
+        state = (self.row.copy(), self.bt.rng.copy(), list(self.events), list(self.payments), self.last_new_hand)
+        return (_restore, (self.rules, self.n, state))
 
     # ------------------------------------------------------------------ play
     def start(self, banker: int, deck: Any, seed: int) -> None:
@@ -61,7 +68,9 @@ class Table:
         event_log.clear(self.row)
         self.bt.rng[0] = np.uint64(seed & ((1 << 64) - 1))
         self.bt.start(self._games, [banker], np.asarray(deck, np.int32)[None, :])
-        self.events = event_log.read(self.row, self.cfg)
+        self.events = []
+        self.last_new_hand = 0
+        self._log()
         self.payments = []
         self._legal = None
 
@@ -81,11 +90,18 @@ class Table:
         self._legal = None
         event_log.clear(self.row)
         K.apply(self.row, self.cfg, action)
+        self._log()
+
+    def _log(self) -> None:
+        """The action's events onto ``events`` (its payments onto ``payments``)."""
+        at = len(self.events)
         new = event_log.read(self.row, self.cfg)
         self.events.extend(new)
-        for ev in new:
+        for i, ev in enumerate(new):
             if ev[0] == EV_PAY:
                 self.payments.append(ev[1:])
+            elif ev[0] == EV_NEW_HAND:
+                self.last_new_hand = at + i  # (where this hand's events start)
 
     def observe(self, seat: int, out: np.ndarray) -> None:
         """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``."""
@@ -225,6 +241,19 @@ class Table:
         return [bool(a) for a in self._area("O_DBL", self.n * self.H)]
 
     @property
+    def instant(self) -> int:
+        """The points game: the slot that won the game at once (``instant_win``), or -1 (a
+        hand that makes it stands and ends the game at once: the one standing slot that
+        holds it)."""
+        if not self.cfg[K.K_POINTS] or self.facts.instant is None:
+            return -1
+        status, total = self.status, self.total
+        for k, cards in enumerate(self.cards):
+            if status[k] == Status.STOOD and is_instant_win(cards, total[k], self.facts):
+                return k
+        return -1
+
+    @property
     def burned(self) -> list[int]:
         """The cards burnt this hand (out of play)."""
         if self.cfg[K.A_BURN] < 0:
@@ -256,6 +285,17 @@ class Table:
         if not self.cfg[K.K_SHOE]:
             return []
         return self._area("O_DISC", int(self.row[K.NDISC]))
+
+    def all_cards(self) -> list[int]:
+        """Every card of the deck, wherever it is (for conservation checks)."""
+        out = self.deck[self.pos :] + self.discards + self.burned
+        for cards in self.cards:
+            out.extend(cards)
+        return out
+
+    def is_reale(self, k: int) -> bool:
+        """Slot ``k`` holds sette e mezzo reale (``settle.is_reale``)."""
+        return is_reale(self.cards[k], self.total[k], self.facts)
 
     def slot(self, seat: int, hand: int = 0) -> int:
         """The flat index of a hand slot."""
@@ -355,3 +395,13 @@ class Table:
         out[L.global_feature(GlobalFeature.HANDS_DONE)] = self.hand_no
         out[L.global_feature(GlobalFeature.CARDS_LEFT)] = self.cards_left()
         return out
+
+
+def _restore(rules: Rules, n: int, state: tuple) -> Table:
+    """A copy of a ``Table`` (``Table.__reduce__``)."""
+    t = Table(rules, n)
+    row, rng, events, payments, last = state
+    t.row[:] = row
+    t.bt.rng[:] = rng
+    t.events, t.payments, t.last_new_hand = events, payments, last
+    return t

@@ -3,7 +3,7 @@
 The reference engine (``siete_env.game.Game``) stays the specification; this is the same
 episode — a hand, or a session of hands — for every preset the environment ships and the
 options ``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
-``ValueError`` naming them: use the AEC environment for them). A session's later decks and
+``ValueError`` naming them; the AEC environment steps the same kernels, ``siete_env.table``). A session's later decks and
 reshuffles are drawn from the episode's seed (``kernels.session_shuffle``). The rules' values — what
 a hand totals with the wild card, the reale, every payout, the points game's table,
 doubles and instant wins — are tables made here from ``siete_env.settle``'s functions
@@ -109,7 +109,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         raise ValueError(
             "the batched engine does not play "
             + ", ".join(bad)
-            + " (use the AEC environment, siete_env.env, for these rules); it plays any value of "
+            + "; it plays any value of "
             + ", ".join(sorted(ENGINE_OPTIONS["batched"]))
             + " and the other options at their defaults"
         )

@@ -658,8 +658,7 @@ def _settle(r, cfg):
             if pr and (best < 0 or _reale_suit(r, cfg, k) < _reale_suit(r, cfg, best)):
                 best = k
             _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + pr) * 2 + br])
-    if cfg[K_SESSION]:
-        _pass_bank(r, cfg, B, br, best)
+    _pass_bank(r, cfg, B, br, best)  # (read by the next hand of a session, and by ``Table.new_banker``)
     _hand_over(r, cfg)
 
 
