@@ -17,7 +17,7 @@ import numpy as np
 
 from . import events as event_log
 from .batched import kernels as K
-from .batched.engine import BatchedTables
+from .batched.engine import MAX_CHIPS, BatchedTables, chips_bound
 from .cards import CARD_IDS
 from .encoding import GlobalFeature, HandFeature, SeatFeature
 from .game import EV_NEW_HAND, EV_PAY, IllegalActionError, Phase, Status
@@ -36,7 +36,9 @@ class Table:
     def __init__(self, rules: Rules, num_players: int):
         self.rules = rules
         self.n = n = num_players
-        self.bt = BatchedTables(1, n, rules, events=event_log.EVENT_AREA)
+        # int16 like the batched tables (the same compiled kernels), int32 for amounts beyond it
+        wide = chips_bound(rules, n) > MAX_CHIPS
+        self.bt = BatchedTables(1, n, rules, events=event_log.EVENT_AREA, wide=wide)
         self.row = self.bt.state[0]
         self.cfg = self.bt.cfg
         self.layout = self.bt.layout
