@@ -22,7 +22,7 @@ import sys
 import warnings
 
 # import order: game imports settle, encoding imports game
-COMPILED_MODULES = ("settle", "game", "encoding")
+COMPILED_MODULES = ("settle", "game", "encoding", "events", "table")
 TOLERANCE = 2.0  # seconds: a source newer than its compiled module by more than this is an edit
 FIX = "pip install -e . --no-deps"
 

@@ -283,7 +283,6 @@ class raw_env(AECEnv):
         if self._started:
             self.hands_before += g.hand_no  # the hands the last episode settled
         g.start(banker, deck, int(self._session_rng.integers(1 << 62)))
-        g.payments.clear()
         agents = self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(agents, 0)
         self._cumulative_rewards = dict.fromkeys(agents, 0)
@@ -313,6 +312,7 @@ class raw_env(AECEnv):
         auction = g.phase == _AUCTION
         if type(action) is not int:  # numpy integers and 0-d integer arrays are welcome
             action = self._as_action(action)
+        before = g.chips
         try:
             g.apply(action)
         except IllegalActionError as e:
@@ -324,16 +324,14 @@ class raw_env(AECEnv):
             self._rewarded = False
         self._cumulative_rewards[agent] = 0
         names = self.possible_agents
-        paid = ()
-        if g.payments:
-            paid = set()  # seats whose chips moved: their infos are refreshed below
-            for frm, to, amount in g.payments:
-                if frm >= 0:  # -1: points scored (from no seat)
-                    rewards[names[frm]] -= amount
-                    paid.add(frm)
-                rewards[names[to]] += amount
-                paid.add(to)
-            g.payments.clear()
+        paid: Any = ()
+        after = g.chips
+        if after != before:
+            paid = []  # seats whose chips moved: their infos are refreshed below
+            for s, (b, a) in enumerate(zip(before, after, strict=True)):
+                if a != b:
+                    rewards[names[s]] += a - b
+                    paid.append(s)
             self._rewarded = True
             cum = self._cumulative_rewards
             for a, r in rewards.items():

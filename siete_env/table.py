@@ -16,16 +16,18 @@ from typing import Any
 import numpy as np
 
 from . import events as event_log
+from . import firstuse
 from .batched import kernels as K
 from .batched.engine import MAX_CHIPS, BatchedTables, chips_bound
 from .cards import CARD_IDS
 from .encoding import GlobalFeature, HandFeature, SeatFeature
-from .game import EV_NEW_HAND, EV_PAY, IllegalActionError, Phase, Status
+from .game import EV_NEW_HAND, IllegalActionError, Phase, Status
 from .rules import Rules
 from .settle import Payouts, RuleFacts, best_total, is_instant_win, is_reale
 
 _HIDDEN_IDS = tuple(f"{c}*" for c in CARD_IDS)
 _OVER = int(Phase.OVER)
+_EVN = K.EVN
 
 
 class Table:
@@ -48,19 +50,35 @@ class Table:
         self.facts = RuleFacts(rules)
         self.payouts = Payouts(rules)
         self.wild = self.facts.wild
-        self.events: list[tuple] = []
-        self.payments: list[tuple[int, int, int]] = []
+        self._events: list[tuple] = []
+        self._pending: list[list[int]] = []  # logged entries not decoded yet (``events``)
+        self._last_new_hand = 0
         self._legal: tuple[int, ...] | None = None
-        self.last_new_hand = 0
-        self._games = np.zeros(1, np.int64)
+        self._legal_of: dict[int, tuple[int, ...]] = {}  # legal tuples by bit set
+        self._scal: list[int] | None = None  # the row's scalars as a list, until the next action
+        self._areas: dict[str, list[int]] = {}  # the row's areas read since the last action
+        self._games: Any = np.zeros(1, np.int64)
+        self._banker_arr: Any = np.zeros(1, np.int64)
         c = self.cfg
         self._o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
+        self._end = self._o["O_EV"]
         self._maxc = int(c[K.K_MAXC])
+        self._deck_len = len(self.bt.deck_cards)
+        self._multi = bool(c[K.K_ALLDOWN] or c[K.A_ACE] >= 0)
+        # the compiled kernels for this row's types, called without numba's dispatch (a
+        # step calls three of them)
+        firstuse.notice(K.start_batch, "the batched engine")
+        row, out = self.row, np.empty(self.layout.size, np.float32)
+        self._legal_k = K.legal.compile(tuple(K.legal.typeof_pyval(a) for a in (row, c)))
+        self._apply_k = K.apply.compile(tuple(K.apply.typeof_pyval(a) for a in (row, c, 0)))
+        self._observe_k = K.observe.compile(tuple(K.observe.typeof_pyval(a) for a in (row, c, 0, False, out)))
+        self._hand_buf: Any = np.empty(6 + 2 * self._maxc, np.int64)
+        self._hand_k = K.seat_hand.compile(tuple(K.seat_hand.typeof_pyval(a) for a in (row, c, 0, self._hand_buf)))
 
     def __reduce__(self) -> tuple[object, ...]:
         """``copy.deepcopy`` and ``pickle`` of a table mid-hand (a search copies the env): a
         new ``Table`` of the same rules and seats, then its row, stream and logs."""
-        state = (self.row.copy(), self.bt.rng.copy(), list(self.events), list(self.payments), self.last_new_hand)
+        state = (self.row.copy(), self.bt.rng.copy(), list(self.events), self.last_new_hand)
         return (_restore, (self.rules, self.n, state))
 
     # ------------------------------------------------------------------ play
@@ -69,19 +87,28 @@ class Table:
         a full deck of the rules); ``seed`` (a 64-bit integer) draws the later ones."""
         event_log.clear(self.row)
         self.bt.rng[0] = np.uint64(seed & ((1 << 64) - 1))
-        self.bt.start(self._games, [banker], np.asarray(deck, np.int32)[None, :])
-        self.events = []
-        self.last_new_hand = 0
-        self._log()
-        self.payments = []
+        self._banker_arr[0] = banker
+        # (the deck and the banker are checked by the caller: the environment's reset)
+        K.start_batch(
+            self.bt.state, self.cfg, self._games, self._banker_arr, np.asarray(deck, np.int32)[None, :],
+            self._deck_len, self.bt.rng,
+        )  # fmt: skip
+        self._events = []
+        self._last_new_hand = 0
+        self._pending = [event_log.raw(self.row, self.cfg)]
         self._legal = None
+        self._scal = None
+        self._areas = {}
 
     def legal_actions(self) -> tuple[int, ...]:
         """Ids of the legal actions of the acting seat (empty once the episode is over)."""
         legal = self._legal
         if legal is None:
-            bits = int(K.legal(self.row, self.cfg))
-            legal = self._legal = tuple(a for a in range(len(self.actions)) if bits >> a & 1)
+            bits = int(self._legal_k(self.row, self.cfg))
+            legal = self._legal_of.get(bits)
+            if legal is None:
+                legal = self._legal_of[bits] = tuple(a for a in range(len(self.actions)) if bits >> a & 1)
+            self._legal = legal
         return legal
 
     def apply(self, action: int) -> None:
@@ -90,49 +117,75 @@ class Table:
         if action not in self.legal_actions():
             raise IllegalActionError(self.describe_illegal(action))
         self._legal = None
-        event_log.clear(self.row)
-        K.apply(self.row, self.cfg, action)
-        self._log()
+        self._scal = None
+        self._areas = {}
+        row = self.row
+        row[_EVN] = 0  # (events.clear)
+        self._apply_k(row, self.cfg, action)
+        size = int(row[_EVN])
+        if size < 0:
+            event_log.raw(row, self.cfg)  # raises: the log overflowed
+        self._pending.append(row[self._end : self._end + size].tolist())
 
-    def _log(self) -> None:
-        """The action's events onto ``events`` (its payments onto ``payments``)."""
-        at = len(self.events)
-        new = event_log.read(self.row, self.cfg)
-        self.events.extend(new)
-        for i, ev in enumerate(new):
-            if ev[0] == EV_PAY:
-                self.payments.append(ev[1:])
-            elif ev[0] == EV_NEW_HAND:
-                self.last_new_hand = at + i  # (where this hand's events start)
+    @property
+    def events(self) -> list[tuple]:
+        """The session's event log (``game.EV_*`` tuples), decoded when asked."""
+        if self._pending:
+            n = self.n
+            for vals in self._pending:
+                at = len(self._events)
+                new = event_log.decode(vals, n)
+                self._events.extend(new)
+                for i, ev in enumerate(new):
+                    if ev[0] == EV_NEW_HAND:
+                        self._last_new_hand = at + i
+            self._pending = []
+        return self._events
+
+    @property
+    def last_new_hand(self) -> int:
+        """Where this hand's events start in ``events``."""
+        self.events
+        return self._last_new_hand
 
     def observe(self, seat: int, out: np.ndarray) -> None:
         """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``."""
-        K.observe(self.row, self.cfg, seat, False, out)
+        self._observe_k(self.row, self.cfg, seat, False, out)
 
     # ------------------------------------------------------------------ the row, as Game's attributes
+    def _list(self) -> list[int]:
+        """The row's scalars (``kernels.BANKER .. NSCAL``)."""
+        scal = self._scal
+        if scal is None:
+            scal = self._scal = self.row[: K.NSCAL].tolist()
+        return scal
+
     def _area(self, name: str, size: int) -> list[int]:
-        o = self._o[name]
-        return self.row[o : o + size].tolist()
+        got = self._areas.get(name)
+        if got is None or len(got) != size:
+            o = self._o[name]
+            got = self._areas[name] = self.row[o : o + size].tolist()
+        return got
 
     @property
     def phase(self) -> int:
-        return int(self.row[K.PHASE])
+        return self._list()[K.PHASE]
 
     @property
     def seat(self) -> int:
-        return int(self.row[K.SEAT])
+        return self._list()[K.SEAT]
 
     @property
     def hand(self) -> int:
-        return int(self.row[K.HAND])
+        return self._list()[K.HAND]
 
     @property
     def banker(self) -> int:
-        return int(self.row[K.BANKER])
+        return self._list()[K.BANKER]
 
     @property
     def hand_no(self) -> int:
-        return int(self.row[K.HANDNO])
+        return self._list()[K.HANDNO]
 
     @property
     def acting_seat(self) -> int:
@@ -141,14 +194,15 @@ class Table:
 
     @property
     def pos(self) -> int:
-        return int(self.row[K.POS])
+        return self._list()[K.POS]
 
     @property
     def deck(self) -> list[int]:
-        return self._area("O_DECK", int(self.row[K.DLEN]))
+        return self._area("O_DECK", self._list()[K.DLEN])
 
     def cards_left(self) -> int:
-        return int(self.row[K.DLEN] - self.row[K.POS])
+        s = self._list()
+        return s[K.DLEN] - s[K.POS]
 
     @property
     def chips(self) -> list[int]:
@@ -260,7 +314,7 @@ class Table:
         """The cards burnt this hand (out of play)."""
         if self.cfg[K.A_BURN] < 0:
             return []
-        return self._area("O_BURNED", int(self.row[K.NBURN]))
+        return self._area("O_BURNED", self._list()[K.NBURN])
 
     @property
     def seen_shoe(self) -> list[int]:
@@ -272,7 +326,7 @@ class Table:
     @property
     def new_banker(self) -> int:
         """Who takes the bank for the next hand (-1: the banker keeps it), once settled."""
-        return int(self.row[K.NEWB])
+        return self._list()[K.NEWB]
 
     @property
     def order(self) -> list[int]:
@@ -286,7 +340,7 @@ class Table:
         """A shoe's cards of finished hands (the burnt ones first)."""
         if not self.cfg[K.K_SHOE]:
             return []
-        return self._area("O_DISC", int(self.row[K.NDISC]))
+        return self._area("O_DISC", self._list()[K.NDISC])
 
     def all_cards(self) -> list[int]:
         """Every card of the deck, wherever it is (for conservation checks)."""
@@ -321,27 +375,25 @@ class Table:
     def info(self, seat: int, legal_names: tuple[str, ...]) -> dict[str, object]:
         """A readable view of what ``seat`` knows of its own hand (the one it is playing):
         card ids, its face-down cards marked ``*``, a card nobody sees (fusilar) as ``??``."""
-        h = self.hand if (seat == self.seat and self.phase != _OVER) else 0
-        k = seat * self.H + h
-        hidden = self.hidden[k]
-        blind = self.blind[k]
-        mh = self.more_hidden
-        more = mh[k] if mh else []
+        buf = self._hand_buf
+        m = self._hand_k(self.row, self.cfg, seat, buf)
+        h, total, stake, chips, blind, _, *cards = buf[:m].tolist()
         hand: list[str] = []
-        for c in self.cards[k]:
-            if c == hidden or c in more:
+        for j in range(0, len(cards), 2):
+            c = cards[j]
+            if cards[j + 1]:
                 hand.append(_HIDDEN_IDS[c])
             elif c == blind:
                 hand.append("??")
             else:
                 hand.append(CARD_IDS[c])
         return {
-            "role": "banker" if seat == self.banker else "punter",
+            "role": "banker" if seat == self._list()[K.BANKER] else "punter",
             "hand": hand,
             "hand_index": h,
-            "total": self.total[k] * 0.5,
-            "stake": self.stake[k],
-            "chips": self.chips[seat],
+            "total": total * 0.5,
+            "stake": stake,
+            "chips": chips,
             "legal_actions": legal_names,
         }
 
@@ -402,8 +454,8 @@ class Table:
 def _restore(rules: Rules, n: int, state: tuple) -> Table:
     """A copy of a ``Table`` (``Table.__reduce__``)."""
     t = Table(rules, n)
-    row, rng, events, payments, last = state
+    row, rng, events, last = state
     t.row[:] = row
     t.bt.rng[:] = rng
-    t.events, t.payments, t.last_new_hand = events, payments, last
+    t._events, t._last_new_hand = events, last
     return t

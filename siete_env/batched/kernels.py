@@ -1580,6 +1580,32 @@ def observe(r, cfg, o, fold, out):
 
 
 @njit(**KERNEL)
+def seat_hand(r, cfg, s, out):
+    """Seat ``s``'s hand as ``Table.info`` shows it to the seat (the hand it is playing, else
+    its first): the hand's index, total, stake, the seat's chips, the shot card (-1: none),
+    the number of cards, then per card the card and 1 if it is face-down; returns the count
+    of entries written into ``out``."""
+    H = cfg[K_H]
+    h = r[HAND] if (s == r[SEAT] and r[PHASE] != P_OVER) else 0
+    k = s * H + h
+    out[0] = h
+    out[1] = r[cfg[O_TOT] + k]
+    out[2] = r[cfg[O_STAKE] + k]
+    out[3] = r[cfg[O_CHIPS] + s]
+    out[4] = r[cfg[O_BLIND] + k]
+    nc = r[cfg[O_NC] + k]
+    out[5] = nc
+    hid = r[cfg[O_HID] + k]
+    more = _multi_hidden(cfg)
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    for j in range(nc):
+        c = r[b + j]
+        out[6 + 2 * j] = c
+        out[7 + 2 * j] = c == hid or (more and r[cfg[O_MH] + c] != 0)
+    return 6 + 2 * nc
+
+
+@njit(**KERNEL)
 def write_mask(m, out):
     for a in range(out.shape[0]):
         out[a] = (m >> a) & 1
