@@ -44,6 +44,8 @@ if os.environ.get("SIETE_PURE_PYTHON") != "1":
                 "siete_env/game.py",
                 "siete_env/encoding.py",
                 "siete_env/settle.py",
+                "siete_env/events.py",
+                "siete_env/table.py",
             ],
             opt_level="3",
         )

@@ -1,12 +1,13 @@
 """A compiled engine older than its source is not loaded.
 
-``game.py``, ``encoding.py`` and ``settle.py`` are compiled by mypyc at install. In an
+``game.py``, ``encoding.py``, ``settle.py``, ``events.py`` and ``table.py`` are compiled by
+mypyc at install. In an
 editable install (``pip install -e .``) the compiled modules sit beside the sources, and
 Python imports an extension module before a ``.py`` of the same name: after an edit to
 one of the sources, without a reinstall, the old compiled code would run and the edit
 would silently have no effect. ``siete_env/__init__.py`` calls ``use_source_if_stale``
 before anything imports the engine: when a compiled module is older than its source it
-warns (naming the fix) and loads the three sources instead, so the edit is what runs.
+warns (naming the fix) and loads the sources instead, so the edit is what runs.
 
 A wheel install is left alone: either no ``.py`` lies beside the compiled module, or the
 two were written by the same install (within ``TOLERANCE`` seconds of each other; an
@@ -21,8 +22,8 @@ import os
 import sys
 import warnings
 
-# import order: game imports settle, encoding imports game
-COMPILED_MODULES = ("settle", "game", "encoding")
+# import order: game imports settle, encoding imports game, events game, table events
+COMPILED_MODULES = ("settle", "game", "encoding", "events", "table")
 TOLERANCE = 2.0  # seconds: a source newer than its compiled module by more than this is an edit
 FIX = "pip install -e . --no-deps"
 

@@ -1,7 +1,7 @@
 """PettingZoo AEC adapter: seats <-> agent names, spaces, rewards, seeding, rendering.
 
-It translates and never decides rules: the engine (``game.py``) decides what is legal and
-what happens, the encoder (``encoding.py``) turns it into observations.
+It translates and never decides rules: the kernels decide what is legal, what happens and
+what each seat sees, for one table (``siete_env.table.Table``, the engine every API plays).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .cards import card_label, format_total
-from .encoding import Encoder
-from .game import ActionKind, Game, IllegalActionError, Phase, Status
+from .game import ActionKind, IllegalActionError, Phase, Status
 from .rules import MAX_PLAYERS, Rules, check_table, resolve_rules
+from .table import Table
 
 RESET_OPTIONS = ("deck", "banker")
 _AUCTION = int(Phase.AUCTION)  # as a plain int for step()
@@ -120,9 +120,8 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.num_players = n
         self._rng: np.random.Generator | None = None
-        self.game = Game(self.rules, n, self._shuffled_deck)
-        self.encoder = Encoder(self.game)
-        self.layout = self.encoder.layout
+        self.game = Table(self.rules, n)
+        self.layout = self.game.layout
         self.action_names: tuple[str, ...] = tuple(a.name for a in self.game.actions)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -200,10 +199,7 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown action name {name!r}; actions: {list(self.action_names)}") from None
 
     # ------------------------------------------------------------------ randomness
-    def _shuffled_deck(self, cards: list[int] | None = None) -> list[int]:
-        if cards is not None:  # a shoe's discards, from a generator of their own: the
-            # sequence of fresh decks never depends on when (or whether) a shoe runs out
-            return [cards[i] for i in self._reshuffle_rng.permutation(len(cards)).tolist()]
+    def _shuffled_deck(self) -> list[int]:
         # Shuffles are drawn from the env's generator in batches (one numpy call per
         # _BATCH hands instead of one per hand); the sequence is fixed by the seed.
         if self._next_perm >= _BATCH:
@@ -222,7 +218,9 @@ class raw_env(AECEnv):
     def _seed(self, seed: int | None) -> None:
         ss = np.random.SeedSequence(seed)
         self._rng = np.random.default_rng(ss)  # the same stream as default_rng(seed)
-        self._reshuffle_rng = np.random.default_rng(ss.spawn(1)[0])
+        # the seeds of each session's later decks and reshuffles (the kernels draw them), from
+        # a generator of their own: the episodes' first decks and bankers never depend on them
+        self._session_rng = np.random.default_rng(ss.spawn(1)[0])
         self._next_perm = self._next_lot = _BATCH
         self._skip_agent_selection = None  # AECEnv's dead-step bookkeeping
 
@@ -284,9 +282,7 @@ class raw_env(AECEnv):
         g = self.game
         if self._started:
             self.hands_before += g.hand_no  # the hands the last episode settled
-        g.start(banker, deck)
-        g.payments.clear()
-        self.encoder.reset()
+        g.start(banker, deck, int(self._session_rng.integers(1 << 62)))
         agents = self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(agents, 0)
         self._cumulative_rewards = dict.fromkeys(agents, 0)
@@ -316,6 +312,7 @@ class raw_env(AECEnv):
         auction = g.phase == _AUCTION
         if type(action) is not int:  # numpy integers and 0-d integer arrays are welcome
             action = self._as_action(action)
+        before = g.chips
         try:
             g.apply(action)
         except IllegalActionError as e:
@@ -327,16 +324,14 @@ class raw_env(AECEnv):
             self._rewarded = False
         self._cumulative_rewards[agent] = 0
         names = self.possible_agents
-        paid = ()
-        if g.payments:
-            paid = set()  # seats whose chips moved: their infos are refreshed below
-            for frm, to, amount in g.payments:
-                if frm >= 0:  # -1: points scored (from no seat)
-                    rewards[names[frm]] -= amount
-                    paid.add(frm)
-                rewards[names[to]] += amount
-                paid.add(to)
-            g.payments.clear()
+        paid: Any = ()
+        after = g.chips
+        if after != before:
+            paid = []  # seats whose chips moved: their infos are refreshed below
+            for s, (b, a) in enumerate(zip(before, after, strict=True)):
+                if a != b:
+                    rewards[names[s]] += a - b
+                    paid.append(s)
             self._rewarded = True
             cum = self._cumulative_rewards
             for a, r in rewards.items():
@@ -411,7 +406,9 @@ class raw_env(AECEnv):
         else:
             mask = self._zero_mask
         # Masks are shared read-only arrays (one per set of legal actions): copy to modify.
-        return {"observation": self.encoder.observe(seat), "action_mask": mask}
+        obs = np.empty(self.layout.size, np.float32)
+        g.observe(seat, obs)
+        return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``, with clear errors before ``reset`` and after the episode."""
@@ -432,7 +429,7 @@ class raw_env(AECEnv):
     def state(self) -> np.ndarray:
         if not self._started:
             raise self._not_started("state()")
-        return self.encoder.state()
+        return self.game.state_vector()
 
     def legal_action_names(self) -> tuple[str, ...]:
         """The names of the legal actions, in action-id order (the order of the mask)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batched import kernels as K
 from .game import (
     EV_DEAL,
     EV_NEW_HAND,
@@ -23,15 +24,11 @@ session's last settlement at 12 seats, every hand split, then the next hand's de
 
 def clear(row: np.ndarray) -> None:
     """Empty the row's event log (before an action)."""
-    from .batched import kernels as K
-
     row[K.EVN] = 0
 
 
-def read(row: np.ndarray, cfg: np.ndarray) -> list[tuple]:
-    """The events logged in ``row`` since ``clear``, as ``game.EV_*`` tuples."""
-    from .batched import kernels as K
-
+def raw(row: np.ndarray, cfg: np.ndarray) -> list[int]:
+    """The entries logged in ``row`` since ``clear`` (``decode`` reads them)."""
     size = int(row[K.EVN])
     if size < 0:
         raise RuntimeError(
@@ -39,9 +36,18 @@ def read(row: np.ndarray, cfg: np.ndarray) -> list[tuple]:
             "(siete_env.events.EVENT_AREA is too small for these rules)"
         )
     o = int(cfg[K.O_EV])
-    vals = row[o : o + size].tolist()
-    n = int(cfg[K.K_N])
+    return row[o : o + size].tolist()
+
+
+def read(row: np.ndarray, cfg: np.ndarray) -> list[tuple]:
+    """The events logged in ``row`` since ``clear``, as ``game.EV_*`` tuples."""
+    return decode(raw(row, cfg), int(cfg[K.K_N]))
+
+
+def decode(vals: list[int], n: int) -> list[tuple]:
+    """Logged entries (``raw``) of a table of ``n`` seats as ``game.EV_*`` tuples."""
     out: list[tuple] = []
+    size = len(vals)
     i = 0
     while i < size:
         kind, m = vals[i], vals[i + 1]

@@ -1,8 +1,10 @@
 """Differential testing of the batched engine against the reference engine.
 
-The same decks and the same action sequences go to ``BatchedTables`` and to one
-``raw_env`` per table; after every step the observations and masks of **every seat**
-(full and suit-folded), the step's rewards and the terminations must be identical.
+The same decks and the same action sequences go to ``BatchedTables`` and to one reference
+engine per table (``game.Game``, the readable specification, its observations from the
+event-driven ``encoding.Encoder``); after every step the observations and masks of **every
+seat** (full and suit-folded), the events, the step's rewards and the terminations must be
+identical.
 
 Mechanic groups (each a deck stacking, an action bias and table sizes):
 
@@ -34,10 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from siete_env import raw_env
+from siete_env.encoding import Encoder
+from siete_env.game import Game
 from siete_env import events as event_log
 from siete_env.batched import BatchedTables, supported
-from siete_env.cards import CARD_IDS, RANK
+from siete_env.cards import RANK
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
 from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
@@ -203,6 +206,51 @@ class Mismatch(AssertionError):
     pass
 
 
+class Reference:
+    """One table of the reference engine: ``Game`` and its ``Encoder``, played as the
+    environment plays it (observations with the acting seat's mask, rewards from payments)."""
+
+    def __init__(self, n: int, rules: Any):
+        self.rules = resolve_rules(rules)
+        self.n = n
+        self.game = Game(self.rules, n, lambda cards=None: list(cards or ()))
+        self.encoder = Encoder(self.game)
+        self.layout = self.encoder.layout
+        self.A = len(self.game.actions)
+        self.rewards = [0] * n
+
+    def reset(self, deck: list[int], banker: int) -> None:
+        self.game.start(banker, deck)
+        self.game.payments.clear()
+        self.encoder.reset()
+
+    def observe(self, s: int) -> tuple[np.ndarray, np.ndarray]:
+        g = self.game
+        mask = np.zeros(self.A, np.int8)
+        if s == g.seat and g.phase != Phase.OVER:
+            mask[list(g.legal_actions())] = 1
+        return self.encoder.observe(s), mask
+
+    def step(self, a: int) -> None:
+        g = self.game
+        g.apply(a)
+        self.rewards = [0] * self.n
+        for frm, to, amount in g.payments:
+            if frm >= 0:
+                self.rewards[frm] -= amount
+            self.rewards[to] += amount
+        g.payments.clear()
+
+    def table_text(self) -> str:
+        g = self.game
+        return "\n".join(
+            f"seat {s} hand {h}: cards {g.cards[s * g.H + h]} status {Status(g.status[s * g.H + h]).name} "
+            f"stake {g.stake[s * g.H + h]} chips {g.chips[s]}"
+            for s in range(g.n)
+            for h in range(g.nhands[s])
+        )
+
+
 class _KernelShuffle:
     """The reference engine's shuffle for a session at table ``i``: the decks and reshuffles
     the kernels draw from the row's seed (``kernels.session_shuffle``), so that both engines
@@ -236,7 +284,7 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
     names = bt.action_names
     sub = rng.choice(GROUPS[: GROUPS.index("rules")]) if group in MIXED else group
     facts = RuleFacts(resolve_rules(rules))
-    envs = [raw_env(num_players=n, rules=rules) for _ in range(bt.N)]
+    envs = [Reference(n, rules) for _ in range(bt.N)]
     logs: list[list[tuple]] = [[] for _ in range(bt.N)]  # the events each table's kernels logged
     started = 0
 
@@ -256,8 +304,8 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
         banker = int(rng.integers(n))
         event_log.clear(bt.state[i])
         bt.start([i], [banker], deck[None, :])
-        envs[i].reset(seed=int(rng.integers(1 << 30)), options={"deck": [CARD_IDS[c] for c in deck], "banker": banker})
         envs[i].game.shuffle = _KernelShuffle(bt, i, envs[i].game)  # a session's later decks: the kernels'
+        envs[i].reset(deck.tolist(), banker)
         logs[i] = []
         check_events(i, "the deal")
         started += 1
@@ -272,15 +320,15 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
             obs, masks = bt.observe(games, s)
             fobs = bt.observe(games, s, fold=True)[0] if fold_check else None
             for j, i in enumerate(live):
-                o = envs[i].observe(f"player_{s}")
-                if not (np.array_equal(o["observation"], obs[j]) and np.array_equal(o["action_mask"], masks[j])):
-                    d = np.flatnonzero(o["observation"] != obs[j])
+                ref_obs, ref_mask = envs[i].observe(s)
+                if not (np.array_equal(ref_obs, obs[j]) and np.array_equal(ref_mask, masks[j])):
+                    d = np.flatnonzero(ref_obs != obs[j])
                     raise Mismatch(
                         f"{group} n={n} rules={rules} seat {s}: observation differs at {d[:8].tolist()} "
-                        f"(reference {o['observation'][d[:8]].tolist()}, batched {obs[j][d[:8]].tolist()}); masks "
-                        f"{o['action_mask'].tolist()} vs {masks[j].tolist()}\n{envs[i].table_text()}"
+                        f"(reference {ref_obs[d[:8]].tolist()}, batched {obs[j][d[:8]].tolist()}); masks "
+                        f"{ref_mask.tolist()} vs {masks[j].tolist()}\n{envs[i].table_text()}"
                     )
-                if fold_check and not np.array_equal(fold_suits(o["observation"], envs[i].layout), fobs[j]):
+                if fold_check and not np.array_equal(fold_suits(ref_obs, envs[i].layout), fobs[j]):
                     raise Mismatch(f"{group} n={n} rules={rules} seat {s}: folded observation differs")
         acting = bt.seat[games]
         masks = bt.legal_masks(games)
@@ -293,19 +341,19 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
         nxt = []
         for j, i in enumerate(live):
             e = envs[i]
-            assert e.agent_selection == f"player_{acting[j]}", (e.agent_selection, acting[j])
+            assert e.game.acting_seat == acting[j], (e.game.acting_seat, acting[j])
             a = int(actions[j])
             counts[names[a].split("_")[0] if names[a].startswith(("BET_", "RAISE_")) else names[a]] += 1
             e.step(a)
             check_events(i, names[a])
             for s in range(n):
-                if e.rewards[f"player_{s}"] != after[j, s] - before[j, s]:
+                if e.rewards[s] != after[j, s] - before[j, s]:
                     raise Mismatch(
                         f"{group} n={n} rules={rules}: reward of seat {s} differs after {names[a]} (reference "
-                        f"{e.rewards[f'player_{s}']}, batched {after[j, s] - before[j, s]})\n{e.table_text()}"
+                        f"{e.rewards[s]}, batched {after[j, s] - before[j, s]})\n{e.table_text()}"
                     )
             over = bool(bt.over()[i])
-            if over != all(e.terminations.values()) or over != (e.game.phase == Phase.OVER):
+            if over != (e.game.phase == Phase.OVER):
                 raise Mismatch(f"{group} n={n} rules={rules}: termination differs")
             if over:
                 g = e.game

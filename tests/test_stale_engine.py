@@ -11,14 +11,14 @@ import textwrap
 
 import pytest
 
-from siete_env._stale import FIX, TOLERANCE, stale_modules
+from siete_env._stale import COMPILED_MODULES, FIX, TOLERANCE, stale_modules
 
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
-NAMES = ("settle", "game", "encoding")
+NAMES = COMPILED_MODULES
 
 
 def _package(tmp_path, *, sources=True, so_age: float = 0.0, edited: str | None = None):
-    """A package ``fakeeng`` laid out like siete_env: three modules with (fake) compiled
+    """A package ``fakeeng`` laid out like siete_env: its compiled modules with (fake) compiled
     files beside them. The compiled files cannot load: importing one fails loudly."""
     pkg = tmp_path / "fakeeng"
     pkg.mkdir()
@@ -32,7 +32,13 @@ def _package(tmp_path, *, sources=True, so_age: float = 0.0, edited: str | None 
             """
         )
     )
-    body = {"settle": "WHO = 'settle.py'\n", "game": "from .settle import WHO\n", "encoding": "from .game import WHO\n"}
+    body = {
+        "settle": "WHO = 'settle.py'\n",
+        "game": "from .settle import WHO\n",
+        "encoding": "from .game import WHO\n",
+        "events": "from .game import WHO\n",
+        "table": "from .events import WHO\n",
+    }
     now = 1_700_000_000.0
     for name in NAMES:
         so = pkg / (name + SUFFIX)

@@ -3,7 +3,7 @@
 The reference engine (``siete_env.game.Game``) stays the specification; this is the same
 episode — a hand, or a session of hands — for every preset the environment ships and the
 options ``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
-``ValueError`` naming them: use the AEC environment for them). A session's later decks and
+``ValueError`` naming them; the AEC environment steps the same kernels, ``siete_env.table``). A session's later decks and
 reshuffles are drawn from the episode's seed (``kernels.session_shuffle``). The rules' values — what
 a hand totals with the wild card, the reale, every payout, the points game's table,
 doubles and instant wins — are tables made here from ``siete_env.settle``'s functions
@@ -86,9 +86,10 @@ def chips_bound(rules: Rules, num_players: int) -> int:
     return one * rules.hands_per_episode  # (a session: its chips add up over its hands)
 
 
-def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2) -> Rules:
+def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2, wide: bool = False) -> Rules:
     """The validated rules if the batched engine plays them, else a ``ValueError`` naming
-    what it does not cover."""
+    what it does not cover. ``wide``: rows of ``int32`` (``siete_env.table``'s one table,
+    for amounts beyond ``int16``): the chips an episode can move are not bounded."""
     r = resolve_rules(rules)
     if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
         raise ValueError(f"num_players must be an integer 2..{MAX_PLAYERS}, got {num_players!r}")
@@ -100,7 +101,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
     if actions > K.MAX_ACTIONS:  # legal actions are int64 bit sets
         bad.append(f"{actions} actions (bet_levels and auction_bids; at most {K.MAX_ACTIONS})")
     moved = chips_bound(r, num_players)
-    if moved > MAX_CHIPS:  # the state row is int16
+    if moved > MAX_CHIPS and not wide:  # the state row is int16
         bad.append(
             f"stakes, payouts, bids or scores that can move {moved:,} chips in an episode at "
             f"{num_players} seats (at most {MAX_CHIPS:,})"
@@ -109,7 +110,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         raise ValueError(
             "the batched engine does not play "
             + ", ".join(bad)
-            + " (use the AEC environment, siete_env.env, for these rules); it plays any value of "
+            + "; it plays any value of "
             + ", ".join(sorted(ENGINE_OPTIONS["batched"]))
             + " and the other options at their defaults"
         )
@@ -222,9 +223,10 @@ class BatchedTables:
     Every method takes table indices (``games``) so that any subset can move; the state is
     ``self.state`` (one ``int16`` row per table, see ``kernels``). Decks are given
     (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
-    ``events``: the size (``int16`` entries) of each row's event log (``kernels._ev``), 0
-    (none) for batched play; a one-table engine (``siete_env.table.Table``) reads it after
-    every action.
+    ``events``: the size (entries) of each row's event log (``kernels._ev``), 0 (none) for
+    batched play; a one-table engine (``siete_env.table.Table``) reads it after every
+    action. ``wide``: ``int32`` rows (the kernels compile for them too), for rules whose
+    amounts do not fit ``int16`` (``chips_bound``).
     """
 
     def __init__(
@@ -234,8 +236,9 @@ class BatchedTables:
         rules: Any = "spanish",
         num_tables_name: str = "num_tables",
         events: int = 0,
+        wide: bool = False,
     ):
-        self.rules = check_rules(rules, num_players)
+        self.rules = check_rules(rules, num_players, wide)
         n = self.n = int(num_players)
         r = self.rules
         splits = r.splits_for(n)
@@ -315,7 +318,8 @@ class BatchedTables:
         # dozen (N, D) float32 arrays: observations, final observations, their recycled copies)
         self.bytes_per_table = 2 * o + 16 + 12 * 4 * self.obs_size + 4 * A + 16 * 8 * n
         self.N = check_num_tables(num_tables, self.bytes_per_table, num_tables_name)
-        self.state = np.zeros((self.N, o), np.int16)  # half the memory of int32: the batch stays in cache
+        # int16: half the memory of int32, the batch stays in cache (``wide``: int32)
+        self.state = np.zeros((self.N, o), np.int32 if wide else np.int16)
         self.state[:, K.PHASE] = K.P_OVER
         self.rng = np.zeros(self.N, np.uint64)
         self.all = np.arange(self.N, dtype=np.int64)

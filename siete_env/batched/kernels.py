@@ -658,8 +658,7 @@ def _settle(r, cfg):
             if pr and (best < 0 or _reale_suit(r, cfg, k) < _reale_suit(r, cfg, best)):
                 best = k
             _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + pr) * 2 + br])
-    if cfg[K_SESSION]:
-        _pass_bank(r, cfg, B, br, best)
+    _pass_bank(r, cfg, B, br, best)  # (read by the next hand of a session, and by ``Table.new_banker``)
     _hand_over(r, cfg)
 
 
@@ -1578,6 +1577,32 @@ def observe(r, cfg, o, fold, out):
     out[G + F_PHASE + ph] = 1.0
     out[G + F_HANDS_DONE] = r[HANDNO]
     out[G + F_CARDS_LEFT] = r[DLEN] - r[POS]
+
+
+@njit(**KERNEL)
+def seat_hand(r, cfg, s, out):
+    """Seat ``s``'s hand as ``Table.info`` shows it to the seat (the hand it is playing, else
+    its first): the hand's index, total, stake, the seat's chips, the shot card (-1: none),
+    the number of cards, then per card the card and 1 if it is face-down; returns the count
+    of entries written into ``out``."""
+    H = cfg[K_H]
+    h = r[HAND] if (s == r[SEAT] and r[PHASE] != P_OVER) else 0
+    k = s * H + h
+    out[0] = h
+    out[1] = r[cfg[O_TOT] + k]
+    out[2] = r[cfg[O_STAKE] + k]
+    out[3] = r[cfg[O_CHIPS] + s]
+    out[4] = r[cfg[O_BLIND] + k]
+    nc = r[cfg[O_NC] + k]
+    out[5] = nc
+    hid = r[cfg[O_HID] + k]
+    more = _multi_hidden(cfg)
+    b = cfg[O_CARDS] + k * cfg[K_MAXC]
+    for j in range(nc):
+        c = r[b + j]
+        out[6 + 2 * j] = c
+        out[7 + 2 * j] = c == hid or (more and r[cfg[O_MH] + c] != 0)
+    return 6 + 2 * nc
 
 
 @njit(**KERNEL)
