@@ -282,7 +282,7 @@ class raw_env(AECEnv):
         g = self.game
         if self._started:
             self.hands_before += g.hand_no  # the hands the last episode settled
-        g.start(banker, deck, int(self._session_rng.integers(1 << 62)))
+        g.start(banker, deck, int(self._session_rng.integers(1 << 62)) if g.session else 0)
         agents = self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(agents, 0)
         self._cumulative_rewards = dict.fromkeys(agents, 0)

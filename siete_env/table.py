@@ -73,6 +73,10 @@ class Table:
         self._apply_k = K.apply.compile(tuple(K.apply.typeof_pyval(a) for a in (row, c, 0)))
         self._observe_k = K.observe.compile(tuple(K.observe.typeof_pyval(a) for a in (row, c, 0, False, out)))
         self._hand_buf: Any = np.empty(6 + 2 * self._maxc, np.int64)
+        self._deck_buf: Any = np.zeros((1, self._deck_len), np.int32)
+        st = (self.bt.state, c, self._games, self._banker_arr, self._deck_buf, 0, self.bt.rng)
+        self._start_k = K.start_batch.compile(tuple(K.start_batch.typeof_pyval(a) for a in st))
+        self.session = bool(c[K.K_SESSION])  # several hands an episode: start's seed draws the later decks
         self._hand_k = K.seat_hand.compile(tuple(K.seat_hand.typeof_pyval(a) for a in (row, c, 0, self._hand_buf)))
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -85,14 +89,14 @@ class Table:
     def start(self, banker: int, deck: Any, seed: int) -> None:
         """A new session: ``banker`` banks the first hand, dealt from ``deck`` (card indices,
         a full deck of the rules); ``seed`` (a 64-bit integer) draws the later ones."""
-        event_log.clear(self.row)
-        self.bt.rng[0] = np.uint64(seed & ((1 << 64) - 1))
+        self.row[_EVN] = 0  # (events.clear)
+        self.bt.rng[0] = seed & ((1 << 64) - 1)
         self._banker_arr[0] = banker
+        self._deck_buf[0] = deck
         # (the deck and the banker are checked by the caller: the environment's reset)
-        K.start_batch(
-            self.bt.state, self.cfg, self._games, self._banker_arr, np.asarray(deck, np.int32)[None, :],
-            self._deck_len, self.bt.rng,
-        )  # fmt: skip
+        self._start_k(
+            self.bt.state, self.cfg, self._games, self._banker_arr, self._deck_buf, self._deck_len, self.bt.rng
+        )
         self._events = []
         self._last_new_hand = 0
         self._pending = [event_log.raw(self.row, self.cfg)]

@@ -1,5 +1,5 @@
 """Compile the numba kernels ahead (``python -m siete_env.warmup``): the batched engine in
-both seats and the exact evaluator's banker passes, each used once, so that no later first
+both seats, the AEC environment's table and the exact evaluator's banker passes, each used once, so that no later first
 use pauses (``siete_env.firstuse``). The Makefile's install step runs it."""
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ def compile_ahead() -> dict[str, float]:
     while len(g := g[~t2.over()[g]]):
         _, masks = t2.observe(g, fold=True)
         t2.apply(g, np.array([rng.choice(np.flatnonzero(m)) for m in masks], np.int64))
+    # the AEC environment's one table (siete_env.table): the same kernels, and seat_hand
+    e = siete_env.env(num_players=3)
+    e.reset(seed=0)
+    for _agent in e.agent_iter():
+        obs, _r, term, trunc, _i = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     out["batched engine"] = time.perf_counter() - t
     t = time.perf_counter()
     from siete_env.solve.exact import nash_conv
