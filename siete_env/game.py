@@ -369,7 +369,15 @@ class Game:
         self.last_new_hand = len(self.events)
         out = () if self._start_chips is None else tuple(s for s in range(n) if s != b and s not in self.order)
         self.events.append(
-            (EV_NEW_HAND, b, self.hand_no, tuple(self.chips), len(self.deck) - self.pos, tuple(sorted(set(self.seen_shoe))), out)
+            (
+                EV_NEW_HAND,
+                b,
+                self.hand_no,
+                tuple(self.chips),
+                len(self.deck) - self.pos,
+                tuple(sorted(set(self.seen_shoe))),
+                out,
+            )
         )
         self._ev_seat = self._ev_phase = -1
         for s in self.order:

@@ -23,7 +23,7 @@ from .cards import CARD_IDS
 from .encoding import GlobalFeature, HandFeature, SeatFeature
 from .game import EV_NEW_HAND, IllegalActionError, Phase, Status
 from .rules import Rules
-from .settle import Payouts, RuleFacts, best_total, is_instant_win, is_reale
+from .settle import Payouts, RuleFacts, best_total, is_reale
 
 _HIDDEN_IDS = tuple(f"{c}*" for c in CARD_IDS)
 _OVER = int(Phase.OVER)
@@ -38,7 +38,7 @@ class Table:
     def __init__(self, rules: Rules, num_players: int):
         self.rules = rules
         self.n = n = num_players
-        # int16 like the batched tables (the same compiled kernels), int32 for amounts beyond it
+        # int16 like the batched tables (the same compiled kernels), int64 for amounts beyond it
         wide = chips_bound(rules, n) > MAX_CHIPS
         self.bt = BatchedTables(1, n, rules, events=event_log.EVENT_AREA, wide=wide)
         self.row = self.bt.state[0]
@@ -149,7 +149,7 @@ class Table:
     @property
     def last_new_hand(self) -> int:
         """Where this hand's events start in ``events``."""
-        self.events
+        self.events  # noqa: B018  (decodes what is pending, which sets _last_new_hand)
         return self._last_new_hand
 
     def observe(self, seat: int, out: np.ndarray) -> None:
@@ -302,16 +302,9 @@ class Table:
 
     @property
     def instant(self) -> int:
-        """The points game: the slot that won the game at once (``instant_win``), or -1 (a
-        hand that makes it stands and ends the game at once: the one standing slot that
-        holds it)."""
-        if not self.cfg[K.K_POINTS] or self.facts.instant is None:
-            return -1
-        status, total = self.status, self.total
-        for k, cards in enumerate(self.cards):
-            if status[k] == Status.STOOD and is_instant_win(cards, total[k], self.facts):
-                return k
-        return -1
+        """The points game: the slot that won the game at once (``instant_win``) this hand,
+        or -1."""
+        return self._list()[K.INSTANT]
 
     @property
     def burned(self) -> list[int]:

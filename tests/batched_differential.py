@@ -36,14 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from siete_env.encoding import Encoder
-from siete_env.game import Game
 from siete_env import events as event_log
 from siete_env.batched import BatchedTables, supported
 from siete_env.cards import RANK
+from siete_env.encoding import Encoder
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
-from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
+from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Game, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
 from siete_env.rules import PRESETS as _PRESETS
 from siete_env.rules import Rules, resolve_rules
@@ -292,7 +291,9 @@ def run_table_set(group: str, n: int, rules: dict[str, Any], hands: int, rng: np
         logs[i].extend(event_log.read(bt.state[i], bt.cfg))
         ref = envs[i].game.events
         if logs[i] != ref:
-            j = next((j for j, (a, b) in enumerate(zip(logs[i], ref, strict=False)) if a != b), min(len(ref), len(logs[i])))
+            j = next(
+                (j for j, (a, b) in enumerate(zip(logs[i], ref, strict=False)) if a != b), min(len(ref), len(logs[i]))
+            )
             raise Mismatch(
                 f"{group} n={n} rules={rules}: event {j} differs after {after}: reference {ref[j - 2 : j + 3]}, "
                 f"kernels {logs[i][j - 2 : j + 3]}\n{envs[i].table_text()}"

@@ -88,7 +88,7 @@ def chips_bound(rules: Rules, num_players: int) -> int:
 
 def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2, wide: bool = False) -> Rules:
     """The validated rules if the batched engine plays them, else a ``ValueError`` naming
-    what it does not cover. ``wide``: rows of ``int32`` (``siete_env.table``'s one table,
+    what it does not cover. ``wide``: rows of ``int64`` (``siete_env.table``'s one table,
     for amounts beyond ``int16``): the chips an episode can move are not bounded."""
     r = resolve_rules(rules)
     if isinstance(num_players, bool) or not isinstance(num_players, int | np.integer):
@@ -108,7 +108,7 @@ def check_rules(rules: str | dict[str, Any] | Rules | None, num_players: int = 2
         )
     if bad:
         raise ValueError(
-            "the batched engine does not play "
+            "the engine (the batched kernels, which every API of siete_env steps) does not play "
             + ", ".join(bad)
             + "; it plays any value of "
             + ", ".join(sorted(ENGINE_OPTIONS["batched"]))
@@ -225,7 +225,7 @@ class BatchedTables:
     (``start``) or drawn by the kernels from per-table splitmix64 streams (``rng``).
     ``events``: the size (entries) of each row's event log (``kernels._ev``), 0 (none) for
     batched play; a one-table engine (``siete_env.table.Table``) reads it after every
-    action. ``wide``: ``int32`` rows (the kernels compile for them too), for rules whose
+    action. ``wide``: ``int64`` rows (the kernels compile for them too), for rules whose
     amounts do not fit ``int16`` (``chips_bound``).
     """
 
@@ -319,7 +319,7 @@ class BatchedTables:
         self.bytes_per_table = 2 * o + 16 + 12 * 4 * self.obs_size + 4 * A + 16 * 8 * n
         self.N = check_num_tables(num_tables, self.bytes_per_table, num_tables_name)
         # int16: half the memory of int32, the batch stays in cache (``wide``: int32)
-        self.state = np.zeros((self.N, o), np.int32 if wide else np.int16)
+        self.state = np.zeros((self.N, o), np.int64 if wide else np.int16)
         self.state[:, K.PHASE] = K.P_OVER
         self.rng = np.zeros(self.N, np.uint64)
         self.all = np.arange(self.N, dtype=np.int64)

@@ -67,7 +67,8 @@ FIG = np.array(IS_FIGURE, np.bool_)
 BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO, BURNABLE, NBURN = range(12)
 NEWB, EXH, NDISC, NRESH, SEED0, SEED1, SEED2, SEED3 = range(12, 20)
 EVN, EVSEAT, EVPHASE = range(20, 23)  # the event log: its length, the last turn it announced
-NSCAL = 23
+INSTANT = 23  # the points game: the slot that won the game at once this hand (-1: none)
+NSCAL = 24
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
@@ -586,6 +587,7 @@ def _settle_points(r, cfg, instant):
         s = instant // H
         i = (s - b - 1) % n
         won = cfg[cfg[T_POINTS] + ((tot[i] * (MAXC + 1) + nc[i]) * 2 + wild[i]) * 2 + dbl[i]]
+        r[INSTANT] = instant
         _pay(r, cfg, -1, s, max(won, cfg[K_TARGET] - r[chips + s]))
         _turn(r, cfg, -1, P_OVER)
         return
@@ -1157,6 +1159,7 @@ def _open_hand(r, cfg):
     r[BURNABLE] = 0
     r[NBURN] = 0
     r[NEWB] = -1
+    r[INSTANT] = -1
     for c in range(N_CARDS):
         r[cfg[O_RET] + c] = 0
     if _multi_hidden(cfg):
