@@ -490,43 +490,47 @@ class Encoder:
                     f[LEFT] += 1.0
 
     def state(self) -> np.ndarray:
-        """The full state for a centralised critic: every card's place (hidden ones
-        included, the deck's order excluded), every hand's true total, roles, chips."""
-        g = self.game
-        n, H = g.n, g.hands_per_seat
-        L = self.layout
-        out = np.zeros(L.size, np.float32)
-        for c in g.deck[g.pos :]:
-            out[L.returned(c)] = 1.0  # still in the deck
-        if L.shoe:
-            for c in g.discards:
-                out[L.seen_in_shoe(c)] = 1.0  # discarded in this shoe
-        for s in range(n):
-            for h in range(H):
-                k = s * H + h
-                for c in g.cards[k]:
-                    out[L.card(c, s, h)] = 1.0
-                if g.hidden[k] >= 0:
-                    out[L.own_face_down(g.hidden[k])] = 1.0
-                    out[L.hand_feature(s, h, HandFeature.FACE_DOWN)] = 1.0
-                    for c in g.more_hidden[k] if g.more_hidden else ():
-                        out[L.own_face_down(c)] = 1.0
-                out[L.status_feature(s, h, Status(g.status[k]))] = 1.0
-                out[L.hand_feature(s, h, HandFeature.STAKE)] = g.stake[k]
-                out[L.hand_feature(s, h, HandFeature.N_CARDS)] = len(g.cards[k])
-                out[L.hand_feature(s, h, HandFeature.VISIBLE_TOTAL)] = g.total[k] * 0.5
-        for s in range(n):
-            out[L.seat_feature(s, SeatFeature.IS_BANKER)] = 1.0 if s == g.banker else 0.0
-            out[L.seat_feature(s, SeatFeature.TO_ACT)] = 1.0 if s == g.acting_seat else 0.0
-            out[L.seat_feature(s, SeatFeature.CHIPS)] = g.chips[s]
-            out[L.seat_feature(s, SeatFeature.ANNOUNCED)] = 1.0 if g.announced[s] else 0.0
-            out[L.seat_feature(s, SeatFeature.BID)] = g.bids[s] if g.phase == _AUCTIONP else 0.0
-            side = len(g.side_on[s]) * g.rules.side_bet_stake if g.side_on else 0.0
-            out[L.seat_feature(s, SeatFeature.SIDE_BETS)] = side
-        out[L.phase_feature(Phase(g.phase))] = 1.0
-        out[L.global_feature(GlobalFeature.HANDS_DONE)] = g.hand_no
-        out[L.global_feature(GlobalFeature.CARDS_LEFT)] = g.cards_left()
-        return out
+        """The full state for a centralised critic (``state_vector``)."""
+        return state_vector(self.game, self.layout)
 
 
-__all__ = ["CardColumn", "Encoder", "GlobalFeature", "HandFeature", "Layout", "SeatFeature", "Status"]
+def state_vector(g: Any, L: Layout) -> np.ndarray:
+    """The full state for a centralised critic: every card's place (hidden ones included,
+    the deck's order excluded), every hand's true total, roles, chips; ``g`` is an engine
+    with ``Game``'s attributes (``game.Game`` or ``table.Table``)."""
+    n, H = g.n, g.hands_per_seat
+    out = np.zeros(L.size, np.float32)
+    for c in g.deck[g.pos :]:
+        out[L.returned(c)] = 1.0  # still in the deck
+    if L.shoe:
+        for c in g.discards:
+            out[L.seen_in_shoe(c)] = 1.0  # discarded in this shoe
+    for s in range(n):
+        for h in range(H):
+            k = s * H + h
+            for c in g.cards[k]:
+                out[L.card(c, s, h)] = 1.0
+            if g.hidden[k] >= 0:
+                out[L.own_face_down(g.hidden[k])] = 1.0
+                out[L.hand_feature(s, h, HandFeature.FACE_DOWN)] = 1.0
+                for c in g.more_hidden[k] if g.more_hidden else ():
+                    out[L.own_face_down(c)] = 1.0
+            out[L.status_feature(s, h, Status(g.status[k]))] = 1.0
+            out[L.hand_feature(s, h, HandFeature.STAKE)] = g.stake[k]
+            out[L.hand_feature(s, h, HandFeature.N_CARDS)] = len(g.cards[k])
+            out[L.hand_feature(s, h, HandFeature.VISIBLE_TOTAL)] = g.total[k] * 0.5
+    for s in range(n):
+        out[L.seat_feature(s, SeatFeature.IS_BANKER)] = 1.0 if s == g.banker else 0.0
+        out[L.seat_feature(s, SeatFeature.TO_ACT)] = 1.0 if s == g.acting_seat else 0.0
+        out[L.seat_feature(s, SeatFeature.CHIPS)] = g.chips[s]
+        out[L.seat_feature(s, SeatFeature.ANNOUNCED)] = 1.0 if g.announced[s] else 0.0
+        out[L.seat_feature(s, SeatFeature.BID)] = g.bids[s] if g.phase == _AUCTIONP else 0.0
+        side = len(g.side_on[s]) * g.rules.side_bet_stake if g.side_on else 0.0
+        out[L.seat_feature(s, SeatFeature.SIDE_BETS)] = side
+    out[L.phase_feature(Phase(g.phase))] = 1.0
+    out[L.global_feature(GlobalFeature.HANDS_DONE)] = g.hand_no
+    out[L.global_feature(GlobalFeature.CARDS_LEFT)] = g.cards_left()
+    return out
+
+
+__all__ = ["CardColumn", "Encoder", "state_vector", "GlobalFeature", "HandFeature", "Layout", "SeatFeature", "Status"]

@@ -1105,16 +1105,7 @@ class Game:
         }
 
     def describe_illegal(self, action: object) -> str:
-        legal = [self.actions[a].name for a in sorted(self.legal_actions())]
-        if isinstance(action, int) and 0 <= action < len(self.actions):
-            what = f"{action} ({self.actions[action].name})"
-        else:
-            what = repr(action)
-        where = Phase(self.phase).name
-        return (
-            f"illegal action {what} for seat {self.acting_seat} in phase {where}; "
-            f"legal actions now: {legal} (action ids 0..{len(self.actions) - 1})"
-        )
+        return describe_illegal(self.actions, self.legal_actions(), action, self.acting_seat, self.phase)
 
     def all_cards(self) -> list[int]:
         """Every card of the deck, wherever it is (for conservation checks)."""
@@ -1122,6 +1113,19 @@ class Game:
         for cards in self.cards:
             out.extend(cards)
         return out
+
+
+def describe_illegal(actions: Sequence[ActionDef], legal: Sequence[int], action: object, seat: int, phase: int) -> str:
+    """The error for an illegal ``action``: what it is, the seat and phase, the legal actions."""
+    names = [actions[a].name for a in sorted(legal)]
+    if isinstance(action, int) and 0 <= action < len(actions):
+        what = f"{action} ({actions[action].name})"
+    else:
+        what = repr(action)
+    return (
+        f"illegal action {what} for seat {seat} in phase {Phase(phase).name}; "
+        f"legal actions now: {names} (action ids 0..{len(actions) - 1})"
+    )
 
 
 def _no_shuffle(cards: list[int] | None = None) -> list[int]:

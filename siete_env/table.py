@@ -20,8 +20,8 @@ from . import firstuse
 from .batched import kernels as K
 from .batched.engine import MAX_CHIPS, BatchedTables, chips_bound
 from .cards import CARD_IDS
-from .encoding import GlobalFeature, HandFeature, SeatFeature
-from .game import EV_NEW_HAND, IllegalActionError, Phase, Status
+from .encoding import state_vector
+from .game import EV_NEW_HAND, IllegalActionError, Phase, Status, describe_illegal
 from .rules import Rules
 from .settle import Payouts, RuleFacts, best_total, is_reale
 
@@ -395,57 +395,11 @@ class Table:
         }
 
     def describe_illegal(self, action: object) -> str:
-        legal = [self.actions[a].name for a in sorted(self.legal_actions())]
-        if isinstance(action, int) and 0 <= action < len(self.actions):
-            what = f"{action} ({self.actions[action].name})"
-        else:
-            what = repr(action)
-        return (
-            f"illegal action {what} for seat {self.acting_seat} in phase {Phase(self.phase).name}; "
-            f"legal actions now: {legal} (action ids 0..{len(self.actions) - 1})"
-        )
+        return describe_illegal(self.actions, self.legal_actions(), action, self.acting_seat, self.phase)
 
     def state_vector(self) -> np.ndarray:
-        """The full state for a centralised critic (``raw_env.state``): every card's place
-        (hidden ones included, the deck's order excluded), every hand's true total, roles,
-        chips, in the observation's layout with absolute seats."""
-        n, H, L = self.n, self.H, self.layout
-        out = np.zeros(L.size, np.float32)
-        for c in self.deck[self.pos :]:
-            out[L.returned(c)] = 1.0  # still in the deck
-        if L.shoe:
-            for c in self.discards:
-                out[L.seen_in_shoe(c)] = 1.0  # discarded in this shoe
-        cards, hidden, status, stake, total = self.cards, self.hidden, self.status, self.stake, self.total
-        more = self.more_hidden
-        for s in range(n):
-            for h in range(H):
-                k = s * H + h
-                for c in cards[k]:
-                    out[L.card(c, s, h)] = 1.0
-                if hidden[k] >= 0:
-                    out[L.own_face_down(hidden[k])] = 1.0
-                    out[L.hand_feature(s, h, HandFeature.FACE_DOWN)] = 1.0
-                    for c in more[k] if more else ():
-                        out[L.own_face_down(c)] = 1.0
-                out[L.status_feature(s, h, Status(status[k]))] = 1.0
-                out[L.hand_feature(s, h, HandFeature.STAKE)] = stake[k]
-                out[L.hand_feature(s, h, HandFeature.N_CARDS)] = len(cards[k])
-                out[L.hand_feature(s, h, HandFeature.VISIBLE_TOTAL)] = total[k] * 0.5
-        chips, announced, bids, side_on = self.chips, self.announced, self.bids, self.side_on
-        phase = self.phase
-        for s in range(n):
-            out[L.seat_feature(s, SeatFeature.IS_BANKER)] = 1.0 if s == self.banker else 0.0
-            out[L.seat_feature(s, SeatFeature.TO_ACT)] = 1.0 if s == self.acting_seat else 0.0
-            out[L.seat_feature(s, SeatFeature.CHIPS)] = chips[s]
-            out[L.seat_feature(s, SeatFeature.ANNOUNCED)] = 1.0 if announced[s] else 0.0
-            out[L.seat_feature(s, SeatFeature.BID)] = bids[s] if phase == Phase.AUCTION else 0.0
-            side = len(side_on[s]) * self.rules.side_bet_stake if side_on else 0.0
-            out[L.seat_feature(s, SeatFeature.SIDE_BETS)] = side
-        out[L.phase_feature(Phase(phase))] = 1.0
-        out[L.global_feature(GlobalFeature.HANDS_DONE)] = self.hand_no
-        out[L.global_feature(GlobalFeature.CARDS_LEFT)] = self.cards_left()
-        return out
+        """The full state for a centralised critic (``raw_env.state``; ``encoding.state_vector``)."""
+        return state_vector(self, self.layout)
 
 
 def _restore(rules: Rules, n: int, state: tuple) -> Table:
