@@ -10,9 +10,9 @@ from ._stale import use_source_if_stale as _use_source_if_stale
 
 # an edit to game.py, encoding.py or settle.py without a reinstall: the sources run, with a warning
 _use_source_if_stale(__name__, _os.path.dirname(__file__))
-from . import game as _game  # noqa: E402
+from . import table as _table  # noqa: E402
 from .aec import env, raw_env  # noqa: E402
-from .game import ActionKind, Game, IllegalActionError  # noqa: E402
+from .game import ActionKind, IllegalActionError  # noqa: E402
 from .gym_env import SeatEnv, register_envs  # noqa: E402
 from .registration import PETTINGZOO_ID, register_pettingzoo  # noqa: E402
 from .rules import PRESETS, Rules, resolve_rules  # noqa: E402
@@ -36,7 +36,7 @@ def version_text(prog: str) -> str:
     return f"{prog} (siete-env {__version__}, engine {'compiled' if COMPILED else 'pure Python'})"
 
 
-COMPILED = not _game.__file__.endswith(".py")
+COMPILED = not _table.__file__.endswith(".py")
 """Whether the engine runs compiled (mypyc, built at install) or as pure Python."""
 register_envs()  # gymnasium ids SieteYMedia-{Punter,Banker}-v0, QuattroEMezzo-{Punter,Banker}-v0
 register_pettingzoo()  # pettingzoo ids SieteYMedia-v0, QuattroEMezzo-v0 (PettingZoo 1.27+)
@@ -45,7 +45,6 @@ __all__ = [
     "PETTINGZOO_ID",
     "PRESETS",
     "ActionKind",
-    "Game",
     "IllegalActionError",
     "Rules",
     "SeatEnv",

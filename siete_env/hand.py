@@ -1,4 +1,4 @@
-"""The rules of a hand's moves, written once: what the reference engine (``game.Game``)
+"""The rules of a hand's moves, written once: what the reference engine (``tests.oracle.Game``)
 and the batched kernels (``batched.kernels``, which compile each function with numba) both
 call to decide whether a move is allowed and where a card goes.
 

@@ -20,13 +20,17 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from .cardart import card_back, card_face, card_size, font
 from .cards import format_total
-from .game import Game, Phase, Status
+from .game import Phase, Status
+
+if TYPE_CHECKING:
+    from .table import Table
 
 CARD_W = 46
 CARD_H = card_size(CARD_W)[1]
@@ -155,7 +159,7 @@ def status_word(status: int) -> str:
     return _STATUS[Status(status)]
 
 
-def face_down_cards(g: Game, k: int) -> set[int]:
+def face_down_cards(g: Table, k: int) -> set[int]:
     """The cards of hand slot ``k`` that lie face-down (nobody at the table but, for its own
     face-down cards, the seat itself sees them; a fusilar card nobody sees)."""
     down = {g.hidden[k]} if g.hidden[k] >= 0 else set()
@@ -166,7 +170,7 @@ def face_down_cards(g: Game, k: int) -> set[int]:
     return down
 
 
-def unit_of(g: Game) -> str:
+def unit_of(g: Table) -> str:
     """What the table plays for: ``chips`` (the banking game) or ``points`` (quattro e mezzo)."""
     return "points" if g.rules.scoring == "points" else "chips"
 
@@ -192,13 +196,13 @@ def phase_words(phase: int) -> str:
     return _PHASE_WORDS[Phase(phase)]
 
 
-def hand_number(g: Game, hands_before: int = 0) -> int:
+def hand_number(g: Table, hands_before: int = 0) -> int:
     """The number of the hand on the table, counted over the session: ``hands_before`` hands
     played in earlier episodes plus this episode's (the last one, once it is over)."""
     return hands_before + g.hand_no + (0 if g.phase == Phase.OVER else 1)
 
 
-def header_text(g: Game, hands_per_episode: int, hands_before: int = 0) -> str:
+def header_text(g: Table, hands_per_episode: int, hands_before: int = 0) -> str:
     """The line over the table: which hand (``hands_before``: hands of earlier episodes, for
     a running count over a session), what is happening, the cards left (also the text
     view's): ``hand 3 · drawing · 34 cards left in the deck``."""
@@ -217,7 +221,7 @@ def _times(mult: int) -> str:
     return {1: "even money", 2: "double", 3: "triple"}.get(mult, f"{mult} times the stake")
 
 
-def explain_result(ev: tuple, g: Game, me: int = -1, banker: int = -1) -> str:
+def explain_result(ev: tuple, g: Table, me: int = -1, banker: int = -1) -> str:
     """Why a hand was paid what it was, in one line, from its ``EV_RESULT`` event (the
     outcome ``settle.Payouts.outcome`` gave the payment, ``settle.OUT_*``): ``you stood on
     6½, the banker busts with 8: you win 2 chips``; ``tie at 7: ties go to the banker — you
@@ -267,7 +271,7 @@ def explain_result(ev: tuple, g: Game, me: int = -1, banker: int = -1) -> str:
     return f"{why} — {result}"
 
 
-def settled_results(g: Game) -> tuple[int, list[tuple]]:
+def settled_results(g: Table) -> tuple[int, list[tuple]]:
     """The ``EV_RESULT`` events of the latest hand that has results, and its banker (``(-1,
     [])`` before any): what ``result_lines`` explains."""
     from .game import EV_NEW_HAND, EV_RESULT
@@ -290,7 +294,7 @@ def settled_results(g: Game) -> tuple[int, list[tuple]]:
     return events[start][1], out
 
 
-def result_lines(g: Game, me: int = -1) -> list[str]:
+def result_lines(g: Table, me: int = -1) -> list[str]:
     """Why each hand of the latest settled hand was paid what it was (``explain_result``),
     for seat ``me`` (-1: a spectator); a seat's own results first."""
     banker, results = settled_results(g)
@@ -298,7 +302,7 @@ def result_lines(g: Game, me: int = -1) -> list[str]:
     return [explain_result(ev, g, me, banker) for ev in results]
 
 
-def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker: bool, mark: bool) -> None:
+def _hand(c: _Canvas, g: Table, k: int, x: int, y: int, w: int, deck: str, banker: bool, mark: bool) -> None:
     cards = g.cards[k][:MAX_CARDS]
     down = face_down_cards(g, k)
     step = FAN if len(cards) <= 1 else min(FAN, (w - CARD_W) // (len(cards) - 1))
@@ -315,7 +319,7 @@ def _hand(c: _Canvas, g: Game, k: int, x: int, y: int, w: int, deck: str, banker
 
 
 def table_image(
-    g: Game,
+    g: Table,
     deck: str = "spanish",
     hands_per_episode: int = 1,
     boxes: list[TextBox] | None = None,

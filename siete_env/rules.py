@@ -571,7 +571,7 @@ ENGINE_OPTIONS: dict[str, frozenset[str]] = {
         "banker_seven_half_collects", "both_seven_half_collects", "bank_passes", "max_splits", "banker_policy_rule",
     }),
 }  # fmt: skip
-"""The options each engine besides the reference one (``game.Game``) plays, whatever their
+"""The options each engine besides the reference one (``tests.oracle.Game``) plays, whatever their
 value: the one list of what an engine covers. Every other option must keep its default
 there (``options_not_played``), or be one of ``_PART_OF`` with its feature off."""
 

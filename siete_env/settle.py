@@ -5,7 +5,7 @@ Every fact that decides who wins a hand and what it is paid lives here, read fro
 lowest total a hand may stand on, the ranking of standing totals and its exceptions (the
 upset: a 5 beats a 4½), the ties, the wild card's value, the stake multipliers of the
 banking game and the points table of the points game, who takes the bank. The engine
-(``game.Game``) calls these functions; the batched kernels and the exact solver take the
+(``tests.oracle.Game``) calls these functions; the batched kernels and the exact solver take the
 stake multipliers from ``Payouts`` and the limit from ``RuleFacts`` (and refuse a game they
 do not play: ``batched.engine.check_rules``, ``solve.states.check_rules``).
 

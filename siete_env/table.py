@@ -5,7 +5,7 @@ The AEC environment steps this: the rules of a hand and of a session are the ker
 for one table. What happened is the kernels' event log (``siete_env.events``: the
 ``game.EV_*`` tuples); what a seat sees is the kernels' ``observe``. The attributes below
 (``cards``, ``status``, ``chips``, ...) are read from the row when asked, with the names and
-meanings of ``game.Game``'s, so the renderers and the readable views need not know which
+meanings of ``tests.oracle.Game``'s, so the renderers and the readable views need not know which
 engine they draw.
 """
 
@@ -19,9 +19,10 @@ from . import events as event_log
 from . import firstuse
 from .batched import kernels as K
 from .batched.engine import MAX_CHIPS, BatchedTables, chips_bound
-from .cards import CARD_IDS
+from .cards import CARD_IDS, N_CARDS
 from .encoding import state_vector
 from .game import EV_NEW_HAND, IllegalActionError, Phase, Status, describe_illegal
+from .hand import MAX_SWAPS
 from .rules import Rules
 from .settle import Payouts, RuleFacts, best_total, is_reale
 
@@ -35,12 +36,68 @@ class Table:
     module's docstring). ``start`` deals a session's first hand from a given deck; its later
     decks and reshuffles come from ``seed``."""
 
-    def __init__(self, rules: Rules, num_players: int):
+    # (declared: a table made ``like`` another copies them)
+    bt: BatchedTables
+    cfg: Any
+    layout: Any
+    row: Any
+    max_splits: int
+    H: int
+    hands_per_seat: int
+    actions: Any
+    facts: RuleFacts
+    payouts: Payouts
+    wild: int
+    chosen: bool
+    session: bool
+    _legal_of: dict[int, tuple[int, ...]]
+    _games: Any
+    _banker_arr: Any
+    _o: dict[str, int]
+    _end: int
+    _maxc: int
+    _deck_len: int
+    _multi: bool
+    _legal_k: Any
+    _apply_k: Any
+    _observe_k: Any
+    _start_k: Any
+    _hand_k: Any
+    _hand_buf: Any
+    _deck_buf: Any
+
+    def __init__(self, rules: Rules, num_players: int, chosen: bool = False, like: Table | None = None):
+        """``chosen``: every card dealt is chosen by the caller (``deal_chosen``: OpenSpiel's
+        chance nodes), and no event log is kept. ``like``: a table of the same rules and
+        seats whose compiled kernels and buffers this one shares (``on``)."""
         self.rules = rules
         self.n = n = num_players
+        self._events: list[tuple] = []
+        self._pending: list[list[int]] = []  # logged entries not decoded yet (``events``)
+        self._last_new_hand = 0
+        self._legal: tuple[int, ...] | None = None
+        self._scal: list[int] | None = None  # the row's scalars as a list, until the next action
+        self._areas: dict[str, list[int]] = {}  # the row's areas read since the last action
+        if like is not None:
+            self.bt, self.cfg, self.layout = like.bt, like.cfg, like.layout
+            self.row = like.row
+            self.max_splits, self.H, self.hands_per_seat = like.max_splits, like.H, like.hands_per_seat
+            self.actions, self.facts, self.payouts, self.wild = like.actions, like.facts, like.payouts, like.wild
+            self._legal_of, self._games, self._banker_arr = like._legal_of, like._games, like._banker_arr
+            self._o, self._end, self._maxc, self._deck_len = like._o, like._end, like._maxc, like._deck_len
+            self._multi, self.session, self.chosen = like._multi, like.session, like.chosen
+            self._legal_k, self._apply_k, self._observe_k = like._legal_k, like._apply_k, like._observe_k
+            self._hand_buf, self._deck_buf, self._start_k = like._hand_buf, like._deck_buf, like._start_k
+            self._hand_k = like._hand_k
+            return
         # int16 like the batched tables (the same compiled kernels), int64 for amounts beyond it
         wide = chips_bound(rules, n) > MAX_CHIPS
-        self.bt = BatchedTables(1, n, rules, events=event_log.EVENT_AREA, wide=wide)
+        self.chosen = chosen
+        log = 0 if chosen else event_log.EVENT_AREA
+        # a transition deals at most the deck and the 4s swapped back into it, twice (a hand's
+        # end and the next hand, a shoe reshuffled between)
+        pick = K.F_CARDS + 2 * (len(rules.deck_cards()) + MAX_SWAPS * n) if chosen else 0
+        self.bt = BatchedTables(1, n, rules, events=log, wide=wide, chosen=pick)
         self.row = self.bt.state[0]
         self.cfg = self.bt.cfg
         self.layout = self.bt.layout
@@ -50,15 +107,9 @@ class Table:
         self.facts = RuleFacts(rules)
         self.payouts = Payouts(rules)
         self.wild = self.facts.wild
-        self._events: list[tuple] = []
-        self._pending: list[list[int]] = []  # logged entries not decoded yet (``events``)
-        self._last_new_hand = 0
-        self._legal: tuple[int, ...] | None = None
-        self._legal_of: dict[int, tuple[int, ...]] = {}  # legal tuples by bit set
-        self._scal: list[int] | None = None  # the row's scalars as a list, until the next action
-        self._areas: dict[str, list[int]] = {}  # the row's areas read since the last action
-        self._games: Any = np.zeros(1, np.int64)
-        self._banker_arr: Any = np.zeros(1, np.int64)
+        self._legal_of = {}  # legal tuples by bit set
+        self._games = np.zeros(1, np.int64)
+        self._banker_arr = np.zeros(1, np.int64)
         c = self.cfg
         self._o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
         self._end = self._o["O_EV"]
@@ -72,12 +123,54 @@ class Table:
         self._legal_k = K.legal.compile(tuple(K.legal.typeof_pyval(a) for a in (row, c)))
         self._apply_k = K.apply.compile(tuple(K.apply.typeof_pyval(a) for a in (row, c, 0)))
         self._observe_k = K.observe.compile(tuple(K.observe.typeof_pyval(a) for a in (row, c, 0, False, out)))
-        self._hand_buf: Any = np.empty(6 + 2 * self._maxc, np.int64)
-        self._deck_buf: Any = np.zeros((1, self._deck_len), np.int32)
+        self._hand_buf = np.empty(6 + 2 * self._maxc, np.int64)
+        self._deck_buf = np.zeros((1, self._deck_len), np.int32)
         st = (self.bt.state, c, self._games, self._banker_arr, self._deck_buf, 0, self.bt.rng)
         self._start_k = K.start_batch.compile(tuple(K.start_batch.typeof_pyval(a) for a in st))
         self.session = bool(c[K.K_SESSION])  # several hands an episode: start's seed draws the later decks
         self._hand_k = K.seat_hand.compile(tuple(K.seat_hand.typeof_pyval(a) for a in (row, c, 0, self._hand_buf)))
+
+    def on(self, row: Any) -> Table:
+        """A table reading ``row`` (a row of this one's rules and seats, not written by it),
+        sharing this one's compiled kernels: the view of a state kept as a row."""
+        t = Table(self.rules, self.n, like=self)
+        t.row = row
+        return t
+
+    def deal_chosen(self, base: Any, action: int, cards: list[int]) -> tuple[Any, int, list[int] | None]:
+        """A table made with ``chosen``: from the row ``base`` (not changed) play ``action``,
+        or with ``base`` None a session's first deal with ``action`` the banker, dealing
+        ``cards`` in order (the first ones: a transition takes what it needs). Returns the new
+        row and how many of ``cards`` it dealt; the third value is None, or, when the
+        transition needed one more card, the cards that could come (sorted; the row then is
+        of no use)."""
+        row, cfg = self.row, self.cfg
+        f = self._o["O_FORCE"]
+        m = min(len(cards), int(cfg[K.K_FORCECAP]) - K.F_CARDS)
+        if base is None:
+            row[:] = 0
+            row[K.PHASE] = K.P_OVER
+        else:
+            row[:] = base
+        row[f + K.F_N], row[f + K.F_I], row[f + K.F_NEED], row[f + K.F_ERR] = m, 0, 0, 0
+        row[f + K.F_CARDS : f + K.F_CARDS + m] = cards[:m]
+        if base is None:
+            self.bt.rng[0] = 0
+            self._banker_arr[0] = action
+            self._deck_buf[0] = self.bt.deck_cards
+            self._start_k(
+                self.bt.state, cfg, self._games, self._banker_arr, self._deck_buf, self._deck_len, self.bt.rng
+            )
+        else:
+            self._apply_k(row, cfg, action)
+        if row[f + K.F_ERR]:
+            raise ValueError(f"chosen cards {cards[:m]}: one of them is not in the deck where it is dealt")
+        used = int(row[f + K.F_I])
+        if row[f + K.F_NEED]:
+            return row, used, [int(c) for c in np.flatnonzero(row[f + K.F_OUT : f + K.F_OUT + N_CARDS])]
+        new = row.copy()
+        new[f + K.F_N] = 0
+        return new, used, None
 
     def __reduce__(self) -> tuple[object, ...]:
         """``copy.deepcopy`` and ``pickle`` of a table mid-hand (a search copies the env): a
@@ -152,9 +245,10 @@ class Table:
         self.events  # noqa: B018  (decodes what is pending, which sets _last_new_hand)
         return self._last_new_hand
 
-    def observe(self, seat: int, out: np.ndarray) -> None:
-        """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``."""
-        self._observe_k(self.row, self.cfg, seat, False, out)
+    def observe(self, seat: int, out: np.ndarray, fold: bool = False) -> None:
+        """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``; suit-folded
+        with ``fold`` (``features.fold_suits``)."""
+        self._observe_k(self.row, self.cfg, seat, fold, out)
 
     # ------------------------------------------------------------------ the row, as Game's attributes
     def _list(self) -> list[int]:

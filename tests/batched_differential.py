@@ -39,14 +39,14 @@ import numpy as np
 from siete_env import events as event_log
 from siete_env.batched import BatchedTables, supported
 from siete_env.cards import RANK
-from siete_env.encoding import Encoder
 from siete_env.features import fold_suits
 from siete_env.fuzz import batched_random_rules as random_rules  # the rule sets the batched engine plays
-from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Game, Phase, Status
+from siete_env.game import EV_DEAL, EV_NEW_HAND, EV_RESHUFFLE, EV_RESULT, HIT_DOWN, HIT_UP, SPLIT, Phase, Status
 from siete_env.game import SWAP_FOUR as SWAP
 from siete_env.rules import PRESETS as _PRESETS
 from siete_env.rules import Rules, resolve_rules
 from siete_env.settle import RuleFacts, half, is_reale
+from tests.oracle import Encoder, Game
 
 SEVEN_HALF = half(Rules().limit)  # the rules' limit (half points)
 

@@ -17,8 +17,8 @@ import pytest
 from agents.baselines import BankerThreshold, ThresholdPunter
 from siete_env import env
 from siete_env.cards import VALUE2
-from siete_env.game import Game
 from siete_env.rules import resolve_rules
+from tests.oracle import Game
 
 pytestmark = pytest.mark.processor  # run again with NUMBA_CPU_NAME=generic (tests/tolerance.py)
 

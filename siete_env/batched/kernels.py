@@ -78,7 +78,7 @@ NSCAL = 24
  T_SHOT, T_BYOUT, O_BLIND, O_ANN, O_BID, K_SPLITFIRST, K_FACEFORCED, K_ALLDOWN, A_ACE, A_BURN, K_BURNDRAWN,
  K_TRIPLEE, T_TRIPLEE, O_EV, A_NOSIDE, K_SIDESTAKE, O_MH, O_ACE, O_TRIP, O_SIDE, O_BURNED, K_SESSION,
  K_EPHANDS, K_TOTARGET, K_START, K_SHOE, K_PASS, K_TRIP_TAKES, T_RSUIT, T_CARDS, O_DISC, O_SEEN, O_SHOWN,
- K_EVCAP, K_LEVELS) = range(94)  # fmt: skip
+ K_EVCAP, O_FORCE, K_FORCECAP, K_LEVELS) = range(96)  # fmt: skip
 # The session (several hands per episode; ``K_SESSION``): ``K_EPHANDS`` hands, or
 # (``K_TOTARGET``) until a seat's score reaches ``K_TARGET``; ``K_START`` the chips each seat
 # starts with (-1: unlimited; a seat that cannot cover the lowest stake sits out, its first
@@ -300,6 +300,67 @@ def _ev(r, cfg, kind, m, a, b, c, d, e, f):
         _ev_write(r, cfg, kind, m, a, b, c, d, e, f)
 
 
+# --------------------------------------------------------------------------- chosen cards
+# A one-table engine whose every card dealt is chosen by its caller (``K_FORCECAP`` > 0:
+# ``siete_env.openspiel``, where each card is a chance node) has an area at ``O_FORCE``:
+# ``F_N`` cards chosen for the next transition at ``F_CARDS`` (dealing order), ``F_I`` how
+# many it dealt; when it needs one more, ``F_NEED`` is set and ``F_OUT`` flags the cards
+# that could come (the caller drops what followed and plays the transition again with one
+# more card chosen). ``F_BACK`` flags the swapped 4s put back into the deck list and not
+# dealt since: the deck's top is one of them only where the rules put it, so it is the only
+# outcome there, and elsewhere not one. ``F_ERR``: a chosen card that could not come.
+F_N, F_I, F_NEED, F_ERR = range(4)
+F_BACK = 4
+F_OUT = F_BACK + N_CARDS
+F_CARDS = F_OUT + N_CARDS
+
+
+@njit(**KERNEL)
+def _choose_top(r, cfg):
+    """Put the next chosen card on top of the deck (or flag that one is needed)."""
+    f, d = cfg[O_FORCE], cfg[O_DECK]
+    pos, end = r[POS], r[DLEN]
+    top = r[d + pos]
+    i = r[f + F_I]
+    if i < r[f + F_N]:
+        c = r[f + F_CARDS + i]
+        r[f + F_I] = i + 1
+        if r[f + F_BACK + top]:
+            if c != top:
+                r[f + F_ERR] = 1
+        else:
+            q = -1
+            for j in range(pos, end):
+                if r[d + j] == c:
+                    q = j
+                    break
+            if q < 0 or r[f + F_BACK + c]:
+                r[f + F_ERR] = 1
+            else:
+                r[d + q] = top
+                r[d + pos] = c
+    elif not r[f + F_NEED]:
+        r[f + F_NEED] = 1
+        for c in range(N_CARDS):
+            r[f + F_OUT + c] = 0
+        if r[f + F_BACK + top]:
+            r[f + F_OUT + top] = 1
+        else:
+            for j in range(pos, end):
+                c = r[d + j]
+                if not r[f + F_BACK + c]:
+                    r[f + F_OUT + c] = 1
+    r[f + F_BACK + r[d + pos]] = 0  # dealt now
+
+
+@njit(**KERNEL, inline="always")
+def _clear_back(r, cfg):
+    """A new deck list: no swapped 4 in it."""
+    if cfg[K_FORCECAP]:
+        for c in range(N_CARDS):
+            r[cfg[O_FORCE] + F_BACK + c] = 0
+
+
 @njit(**KERNEL)
 def _ev_new_hand(r, cfg):
     """``EV_NEW_HAND``: the banker, the hands done, every seat's chips, the cards left, the
@@ -345,7 +406,7 @@ def _ev_new_hand(r, cfg):
 
 @njit(**KERNEL, inline="always")
 def _turn(r, cfg, seat, phase):
-    """The turn passes (``game.Game._turn``): ``phase``, and ``seat`` to act (-1: none)."""
+    """The turn passes (``tests.oracle.Game._turn``): ``phase``, and ``seat`` to act (-1: none)."""
     r[PHASE] = phase
     if seat >= 0:
         r[SEAT] = seat
@@ -453,6 +514,7 @@ def _reshuffle(r, cfg):
     for c in range(N_CARDS):
         r[cfg[O_SEEN] + c] = 0
     r[EXH] = 1
+    _clear_back(r, cfg)
     _ev(r, cfg, EV_RESHUFFLE, 1, m, 0, 0, 0, 0, 0)
 
 
@@ -469,6 +531,8 @@ def _draw_into(r, cfg, k):
     slot ``k``'s cards (counted nowhere yet); returns it."""
     if r[POS] >= r[DLEN]:
         _reshuffle(r, cfg)
+    if cfg[K_FORCECAP]:
+        _choose_top(r, cfg)
     pos = r[POS]
     c = r[cfg[O_DECK] + pos]
     r[POS] = pos + 1
@@ -561,7 +625,7 @@ def _is_reale(r, cfg, k):
 
 @njit(**KERNEL)
 def _settle_points(r, cfg, instant):
-    """The points game's showdown (``game.Game._settle_points``): standing hands are shown,
+    """The points game's showdown (``tests.oracle.Game._settle_points``): standing hands are shown,
     the winners score (``T_POINTS``), a full tie for the bank is broken by one more face-up
     card each; ``instant`` (a slot, -1: none) won the game at once."""
     n, H, L, MAXC = cfg[K_N], cfg[K_H], cfg[K_LIMIT], cfg[K_MAXC]
@@ -673,7 +737,7 @@ def _reale_suit(r, cfg, k):
 
 @njit(**KERNEL)
 def _pass_bank(r, cfg, B, banker_reale, best):
-    """Who takes the bank for the next hand (``game.Game._pass_bank``): ``NEWB`` (-1: the
+    """Who takes the bank for the next hand (``tests.oracle.Game._pass_bank``): ``NEWB`` (-1: the
     banker keeps it)."""
     n, H, L = cfg[K_N], cfg[K_H], cfg[K_LIMIT]
     b = r[BANKER]
@@ -762,6 +826,7 @@ def _next_hand(r, cfg):
         session_shuffle(_row_seed(r), 2 * r[HANDNO], cfg[cfg[T_CARDS] : cfg[T_CARDS] + m], m, r[d : d + m])
         r[DLEN] = m
         r[POS] = 0
+        _clear_back(r, cfg)
     _open_hand(r, cfg)
 
 
@@ -1103,6 +1168,8 @@ def _swap_four(r, cfg, s):
         r[d + i] = r[d + i - 1]
     r[d + at] = four
     r[DLEN] = end + 1
+    if cfg[K_FORCECAP]:
+        r[cfg[O_FORCE] + F_BACK + four] = 1
 
 
 # --------------------------------------------------------------------------- the game
@@ -1509,7 +1576,7 @@ def decide(r, cfg, p, rng, g):
 # --------------------------------------------------------------------------- observations
 @njit(**KERNEL)
 def observe(r, cfg, o, fold, out):
-    """Seat ``o``'s observation (``encoding.Encoder.observe``), suit-folded if ``fold``
+    """Seat ``o``'s observation (``tests.oracle.Encoder.observe``), suit-folded if ``fold``
     (``features.fold_suits``), written over ``out``."""
     n, H, W, MAXC = cfg[K_N], cfg[K_H], cfg[K_W], cfg[K_MAXC]
     o_status, o_stake, o_nc, o_hid, o_tot = cfg[O_STATUS], cfg[O_STAKE], cfg[O_NC], cfg[O_HID], cfg[O_TOT]

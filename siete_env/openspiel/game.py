@@ -4,9 +4,9 @@
 >>> import siete_env.openspiel  # registers the game
 >>> game = pyspiel.load_game("python_siete_y_media", {"players": 2, "rules": "bet_levels:[1] four_swap:off max_splits:0"})
 
-Built on the project's engine (``siete_env.game.Game``) and encoder (``siete_env.encoding``):
-``siete_env.openspiel.table.Table`` drives the engine one card at a time, so the rules live
-in one place. The game is sequential, imperfect-information, zero-sum, with an explicit
+Built on the engine every API of the project plays (the kernels, one table:
+``siete_env.table.Table``): ``siete_env.openspiel.table.Table`` drives it one card at a
+time, so the rules live in one place. The game is sequential, imperfect-information, zero-sum, with an explicit
 chance node for every card dealt: uniform over the cards not yet dealt from the deck (the
 physical deck: a card another player holds face-down is still "unseen" to you, but it is not
 in the deck), except where the engine has put a swapped 4 back (``hand.swap_return_position``):
@@ -56,12 +56,12 @@ import numpy as np
 import pyspiel
 
 from ..cards import CARD_IDS
-from ..encoding import Encoder
-from ..features import fold_suits, folded_size, suits_matter
-from ..game import Game, Status, build_actions
+from ..features import folded_size, suits_matter
+from ..game import Status, build_actions
 from ..rules import MAX_PLAYERS, Rules, is_rules_file, load_rules_file, parse_rule_value, resolve_rules
+from ..table import Table as Engine
 from .describe import describe
-from .table import Table
+from .table import Table, engine
 
 GAME_NAME = "python_siete_y_media"
 _PARAMS = {"players": 2, "preset": "spanish", "rules": "", "banker": 0, "recall": "perfect", "suits": "auto"}
@@ -164,24 +164,24 @@ class Config:
         self.actions = build_actions(self.rules, n)
         self.action_names = tuple(a.name for a in self.actions)
         self.A = len(self.actions)
-        self.encoder = Encoder(Game(self.rules, n, lambda *a: list(self.rules.deck_cards())))
-        self.layout = self.encoder.layout
+        self.engine = engine(self.rules, n)
+        self.layout = self.engine.layout
         self.D = folded_size(self.layout) if self.fold else self.layout.size
         self.T = max_decisions(self.rules, n)
         self._texts: dict[bytes, str] = {}  # observation -> describe(observation)
         self.infostates: dict[tuple[int, bytes, tuple[int, ...]], None] = {}  # (player, observation, legal)
 
-    def observe_raw(self, g: Game, seat: int) -> np.ndarray:
+    def observe_raw(self, g: Engine, seat: int) -> np.ndarray:
         """``seat``'s observation vector of engine ``g``, as the PettingZoo environment gives it."""
-        enc = self.encoder
-        enc.game = g
-        enc.reset()
-        return enc.observe(seat)
+        out = np.empty(self.layout.size, np.float32)
+        g.observe(seat, out)
+        return out
 
-    def observe(self, g: Game, seat: int) -> np.ndarray:
+    def observe(self, g: Engine, seat: int) -> np.ndarray:
         """``seat``'s observation vector of engine ``g`` in this game (folded if it folds suits)."""
-        obs = self.observe_raw(g, seat)
-        return (fold_suits(obs, self.layout) if self.fold else obs) + np.float32(0.0)  # no -0.0
+        out = np.empty(self.D, np.float32)
+        g.observe(seat, out, self.fold)
+        return out + np.float32(0.0)  # no -0.0
 
     def info_string(self, player: int, obs: np.ndarray, legal: list[int]) -> str:
         """The ``recall=observation`` information state: the observation and the legal actions.
@@ -252,7 +252,7 @@ class SieteYMediaState(pyspiel.State):
         return self._t
 
     @property
-    def engine(self) -> Game:
+    def engine(self) -> Engine:
         """The engine at the last completed transition (read-only use)."""
         return self._t.view()
 

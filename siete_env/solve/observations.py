@@ -20,8 +20,9 @@ import numpy as np
 from ..cards import CARD_IDS, N_CARDS, N_RANKS, N_SUITS, card_of, parse_card
 from ..encoding import CardColumn, HandFeature, SeatFeature
 from ..encoding import GlobalFeature as GF
-from ..game import Game, Phase, Status
+from ..game import Phase, Status
 from ..rules import Rules
+from ..table import Table
 from .states import FOUR, VAL, HeadsUpStates
 
 BANKER, PUNTER = 0, 1  # seats at the evaluator's table
@@ -33,9 +34,9 @@ OPENING_CARDS = 2  # one card to each seat before anyone decides
 def _engine_legal(rules: Rules, cards: list[str], actions: list[str]) -> np.ndarray:
     """The engine's legal actions (a bool mask) in a heads-up hand dealt ``cards`` from the
     top (the punter's first card, the banker's, then the draws) after ``actions``."""
-    g = Game(rules, 2, lambda *_: list(rules.deck_cards()))
+    g = Table(rules, 2)
     top = [parse_card(c) for c in cards]
-    g.start(0, top + [c for c in rules.deck_cards() if c not in top])
+    g.start(0, top + [c for c in rules.deck_cards() if c not in top], seed=0)
     names = [a.name for a in g.actions]
     for name in actions:
         g.apply(names.index(name))
