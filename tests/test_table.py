@@ -7,6 +7,9 @@ import numpy as np
 import pytest
 
 from siete_env import raw_env
+from siete_env.cards import CARD_IDS
+from siete_env.rules import resolve_rules
+from siete_env.table import Table
 
 
 def test_amounts_beyond_int32_are_exact():
@@ -38,3 +41,58 @@ def test_a_declared_double_is_not_an_instant_win():
     e.step(e.action_id("HIT_UP"))
     g = e.game
     assert g.double[1] and g.instant == -1
+
+
+def _chosen_episode(rules, n: int, seed: int):
+    """An episode of a ``chosen`` table (OpenSpiel's chance nodes): every card drawn at
+    random from the outcomes offered, random legal actions. Returns the first banker, the
+    cards dealt, the actions, the final view and whether a swapped 4 was the only outcome."""
+    eng = Table(rules, n, chosen=True)
+    rng = np.random.default_rng(seed)
+    banker = int(rng.integers(n))
+    cards: list[int] = []
+    actions: list[int] = []
+    row, pending, used, forced_four = None, banker, 0, False
+    while True:
+        new, k, need = eng.deal_chosen(row, pending, cards[used:])
+        if need is not None:
+            assert need and need == sorted(need)
+            if need[0] in cards:  # dealt before: only a swapped 4, the one outcome where it was put back
+                assert len(need) == 1 and CARD_IDS[need[0]].startswith("4")
+                forced_four = True  # the swapped 4 where the rules put it back
+            cards.append(int(rng.choice(need)))
+            continue
+        used += k
+        assert used == len(cards)
+        row, view = new, eng.on(new)
+        legal = view.legal_actions()
+        if not legal:
+            return banker, cards, actions, view, forced_four
+        keen = [a for a in legal if eng.actions[a].name in ("SWAP_FOUR", "HIT_UP", "HIT_DOWN")]
+        pending = int(rng.choice(keen if keen and rng.random() < 0.7 else legal))  # many cards dealt
+        actions.append(pending)
+
+
+@pytest.mark.parametrize("preset,n", [("spanish", 12), ("spanish", 2), ("italian", 4), ("spanish_full", 3)])
+def test_chosen_cards_play_as_the_same_deck_would(preset, n):
+    # the chosen table deals exactly what the kernels deal from a deck in that order (each
+    # swapped 4 dealt again where the rules put it back, the only outcome there)
+    rules = resolve_rules({"preset": preset, "hands_per_episode": 1})
+    eng = Table(rules, n)
+    out_a, out_b = np.empty(eng.layout.size, np.float32), np.empty(eng.layout.size, np.float32)
+    forced = 0
+    for seed in range(40):
+        banker, cards, actions, view, forced_four = _chosen_episode(rules, n, seed)
+        forced += forced_four
+        first = list(dict.fromkeys(cards))  # a returned 4 comes again from its place in the deck
+        eng.start(banker, first + [c for c in rules.deck_cards() if c not in first], seed=0)
+        for a in actions:
+            eng.apply(a)
+        assert eng.chips == view.chips and eng.phase == view.phase
+        assert [c for cs in eng.cards for c in cs] == [c for cs in view.cards for c in cs]
+        for s in range(n):
+            eng.observe(s, out_a)
+            view.observe(s, out_b)
+            assert np.array_equal(out_a, out_b)
+    if preset == "spanish" and n == 12:
+        assert forced > 0  # the forced 4 was met
