@@ -11,13 +11,13 @@ a 0-d array. After every step it checks:
 
 - the banking game: the step's rewards sum to zero; the points game (``scoring: points``):
   every reward is a score of the points table (none is negative); each agent's rewards so
-  far add up to its seat's chips or points (``Game.chips``), the chips sum to zero (the
+  far add up to its seat's chips or points (``Table.chips``), the chips sum to zero (the
   points are never negative), and ``infos[agent]["chips"]`` agrees;
 - every live agent's observation is inside ``observation_space`` (only the acting agent
   has a non-zero mask) and ``state()`` inside ``state_space`` (finite);
 - the acting agent's mask lists exactly ``infos[agent]["legal_actions"]`` (names, in
   action-id order), and is never empty; the others' ``legal_actions`` are empty;
-- the cards are conserved (``Game.all_cards()`` is a permutation of the rules' deck);
+- the cards are conserved (``Table.all_cards()`` is a permutation of the rules' deck);
 - the episode terminates (all agents together, within a step bound), with its hands
   played (a points game to ``target_score``: a seat reached it), fewer than two seats
   able to play, or an ``instant_win``, and every agent leaves by dead steps.
@@ -209,7 +209,7 @@ def _play(e: Any, seed: int) -> int:
 
     def check_table_state() -> None:
         if sorted(g.all_cards()) != deck:
-            raise broken("cards not conserved: Game.all_cards() is not a permutation of the deck")
+            raise broken("cards not conserved: Table.all_cards() is not a permutation of the deck")
         chips = list(g.chips)
         if points and min(chips) < 0:
             raise broken(f"negative points: {chips}")
