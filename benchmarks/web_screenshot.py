@@ -21,7 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="docs/images/web-table.png")
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--moves", nargs="*", default=["BET_3", "HIT_DOWN"], help="your moves before the picture")
-    ap.add_argument("--hands", type=int, default=0, help="play this many whole hands first (the picture: the last one's end)")
+    ap.add_argument(
+        "--hands", type=int, default=0, help="play this many whole hands first (the picture: the last one's end)"
+    )
     ap.add_argument("--url", default="/?players=2&seat=1&banker=0", help="the page and its table settings")
     args = ap.parse_args(argv)
     from selenium import webdriver

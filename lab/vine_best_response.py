@@ -142,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
             model.train_on(sampler.sample(hands, nets, sampler.record(me), merge=True), cfg.vine.steps, cfg.vine.epochs)
         else:
             nets[me] = learner
-            learner.step(sampler.sample(hands, nets, sampler.record(me), merge=True), model.kl_coef, model.magnet, model.value_scale)
+            learner.step(
+                sampler.sample(hands, nets, sampler.record(me), merge=True),
+                model.kl_coef,
+                model.magnet,
+                model.value_scale,
+            )
         if k % a.every == 0:
             measure(k)
     return 0

@@ -306,5 +306,3 @@ class Encoder:
     def state(self) -> np.ndarray:
         """The full state for a centralised critic (``state_vector``)."""
         return state_vector(self.game, self.layout)
-
-

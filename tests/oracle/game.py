@@ -1047,4 +1047,3 @@ _GAME_ATTRS: Final[tuple[str, ...]] = tuple(str(a) for a in _attrs)
 
 
 assert N_CARDS == 40
-
