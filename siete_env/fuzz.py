@@ -505,8 +505,11 @@ def check_batched(
     rules: Any, num_players: int, role: str, seed: int, tables: int = 16, adversarial: float = 0.3
 ) -> tuple[int, int, list[str], dict[str, int]]:
     """The first episode of ``tables`` tables of ``gymnasium.make_vec``'s batched view
-    (``SeatVectorEnv``) and of one reference ``SeatEnv`` each (the AEC engine), on the same
-    stacked decks against the same deterministic heuristics, with the same actions: random
+    (``SeatVectorEnv``) and of one reference ``SeatEnv`` each (the AEC environment: one
+    table of the same kernels, its opponents the Python agents where the batched view plays
+    the kernels' native heuristics; the kernels themselves are checked against the oracle by
+    ``tests/batched_differential.py``), on the same stacked decks against the same
+    deterministic heuristics, with the same actions: random
     legal ones, and with probability ``adversarial`` per step a batch ``step`` must refuse
     (an id out of range, the wrong shape or type: a ``ValueError`` from both, nothing
     changed) or an illegal id in range at some tables (their episodes end with
@@ -680,7 +683,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=("aec", "batched"),
         default="aec",
         help="aec (default): the PettingZoo environments; batched: gymnasium.make_vec's batched view with random "
-        "and adversarial actions, checked against SeatEnv on the reference engine (--presets, or --random-rules)",
+        "and adversarial actions, checked against SeatEnv, the AEC environment with Python opponents (--presets, or --random-rules)",
     )
     ap.add_argument("--tables", type=int, default=16, help="with --engine batched: tables per batch (default 16)")
     args = ap.parse_args(argv)
