@@ -482,7 +482,7 @@ def _slot_total(r, cfg, k):
     return _cards_total(r, cfg, k, False)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _visible_total(r, cfg, k):
     """What the table sees of slot ``k``'s total (its face-up cards)."""
     if cfg[K_WILD] < 0:
@@ -542,7 +542,7 @@ def _draw_into(r, cfg, k):
     return c
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _give(r, cfg, k, face_up):
     c = _draw_into(r, cfg, k)
     if cfg[K_WILD] < 0:
@@ -567,7 +567,7 @@ def _active(r, cfg, s):
     return cfg[K_START] < 0 or cfg[K_START] + r[cfg[O_CHIPS] + s] >= cfg[K_LEVELS]
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _budget(r, cfg, s):
     """What seat ``s`` can still stake this hand (``starting_chips``: its balance less its stakes)."""
     b = cfg[K_START] + r[cfg[O_CHIPS] + s]
@@ -783,7 +783,7 @@ def _episode_over(r, cfg):
     return active < 2
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _hand_over(r, cfg):
     """After a settlement: the episode ends, or (``P_NEXT``) ``apply`` deals the next hand
     once the action is done (no kernel of a hand calls the next hand's: numba's cache does
@@ -830,7 +830,7 @@ def _next_hand(r, cfg):
     _open_hand(r, cfg)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _banker_turn(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     b = r[BANKER]
@@ -851,7 +851,7 @@ def _banker_turn(r, cfg):
     _turn(r, cfg, b, P_BANKER)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _begin_hand(r, cfg, s, h):
     r[SEAT] = s
     r[HAND] = h
@@ -864,7 +864,7 @@ def _begin_hand(r, cfg, s, h):
         _turn(r, cfg, s, P_BET)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _next_punter(r, cfg):
     n, H = cfg[K_N], cfg[K_H]
     while True:
@@ -878,7 +878,7 @@ def _next_punter(r, cfg):
             return
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _end_punter_hand(r, cfg):
     s, h = r[SEAT], r[HAND]
     if h + 1 < r[cfg[O_NH] + s]:
