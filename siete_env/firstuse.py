@@ -2,7 +2,8 @@
 
 The batched engine (``siete_env.batched``) and the exact evaluator's banker passes
 (``siete_env.solve.kernels``) are numba kernels, compiled on first use after an install or
-an upgrade (about 20-30 s on two cores) and cached on disk after (``cache=True``). Without
+an upgrade (the batched engine about 2-3 minutes on two cores, the exact evaluator about
+10 s) and cached on disk after (``cache=True``). Without
 a word that is a silent pause in ``make_vec``'s first reset or ``evaluate.py``'s first
 pairing. ``notice(kernel, what)`` prints one line to stderr when ``kernel``'s on-disk cache
 holds nothing for the current source (so it is about to compile); ``python -m
@@ -14,6 +15,9 @@ from __future__ import annotations
 import sys
 
 _said: set[str] = set()
+
+# how long each part takes to compile, on two cores (``python -m siete_env.warmup`` prints it)
+_TAKES = {"the batched engine": "about 2-3 minutes", "the exact evaluator": "about 10 s"}
 
 
 def cache_is_cold(kernel) -> bool:
@@ -33,7 +37,8 @@ def notice(kernel, what: str) -> None:
     _said.add(what)
     if cache_is_cold(kernel):
         print(
-            f"siete_env: compiling {what} (numba, first use after an install or an upgrade: about 20-30 s; "
+            f"siete_env: compiling {what} (numba, first use after an install or an upgrade: "
+            f"{_TAKES.get(what, 'a while')}; "
             "cached after; `python -m siete_env.warmup` does it ahead)",
             file=sys.stderr,
             flush=True,
