@@ -31,65 +31,39 @@ _OVER = int(Phase.OVER)
 _EVN = K.EVN
 
 
-class Table:
-    """One table of ``num_players`` seats under ``rules``, stepped by the kernels (see the
-    module's docstring). ``start`` deals a session's first hand from a given deck; its later
-    decks and reshuffles come from ``seed``."""
+class TableKernels:
+    """What every ``Table`` of one ``rules`` and seat count shares: the batched engine of one
+    table it was made with (its config, layout and first row), the rule facts, the compiled
+    entry points (called without numba's dispatch: a step calls three of them) and their
+    buffers."""
 
-    # (declared: a table made ``like`` another copies them)
     bt: BatchedTables
     cfg: Any
     layout: Any
     row: Any
     max_splits: int
     H: int
-    hands_per_seat: int
     actions: Any
     facts: RuleFacts
     payouts: Payouts
-    wild: int
     chosen: bool
     session: bool
-    _legal_of: dict[int, tuple[int, ...]]
-    _games: Any
-    _banker_arr: Any
-    _o: dict[str, int]
-    _end: int
-    _maxc: int
-    _deck_len: int
-    _multi: bool
-    _legal_k: Any
-    _apply_k: Any
-    _observe_k: Any
-    _start_k: Any
-    _hand_k: Any
-    _hand_buf: Any
-    _deck_buf: Any
+    legal_of: dict[int, tuple[int, ...]]
+    games: Any
+    banker_arr: Any
+    o: dict[str, int]
+    end: int
+    maxc: int
+    deck_len: int
+    legal_k: Any
+    apply_k: Any
+    observe_k: Any
+    start_k: Any
+    hand_k: Any
+    hand_buf: Any
+    deck_buf: Any
 
-    def __init__(self, rules: Rules, num_players: int, chosen: bool = False, like: Table | None = None):
-        """``chosen``: every card dealt is chosen by the caller (``deal_chosen``: OpenSpiel's
-        chance nodes), and no event log is kept. ``like``: a table of the same rules and
-        seats whose compiled kernels and buffers this one shares (``on``)."""
-        self.rules = rules
-        self.n = n = num_players
-        self._events: list[tuple] = []
-        self._pending: list[list[int]] = []  # logged entries not decoded yet (``events``)
-        self._last_new_hand = 0
-        self._legal: tuple[int, ...] | None = None
-        self._scal: list[int] | None = None  # the row's scalars as a list, until the next action
-        self._areas: dict[str, list[int]] = {}  # the row's areas read since the last action
-        if like is not None:
-            self.bt, self.cfg, self.layout = like.bt, like.cfg, like.layout
-            self.row = like.row
-            self.max_splits, self.H, self.hands_per_seat = like.max_splits, like.H, like.hands_per_seat
-            self.actions, self.facts, self.payouts, self.wild = like.actions, like.facts, like.payouts, like.wild
-            self._legal_of, self._games, self._banker_arr = like._legal_of, like._games, like._banker_arr
-            self._o, self._end, self._maxc, self._deck_len = like._o, like._end, like._maxc, like._deck_len
-            self._multi, self.session, self.chosen = like._multi, like.session, like.chosen
-            self._legal_k, self._apply_k, self._observe_k = like._legal_k, like._apply_k, like._observe_k
-            self._hand_buf, self._deck_buf, self._start_k = like._hand_buf, like._deck_buf, like._start_k
-            self._hand_k = like._hand_k
-            return
+    def __init__(self, rules: Rules, n: int, chosen: bool) -> None:
         # int16 like the batched tables (the same compiled kernels), int64 for amounts beyond it
         wide = chips_bound(rules, n) > MAX_CHIPS
         self.chosen = chosen
@@ -99,41 +73,69 @@ class Table:
         pick = K.F_CARDS + 2 * (len(rules.deck_cards()) + MAX_SWAPS * n) if chosen else 0
         self.bt = BatchedTables(1, n, rules, events=log, wide=wide, chosen=pick)
         self.row = self.bt.state[0]
-        self.cfg = self.bt.cfg
+        self.cfg = c = self.bt.cfg
         self.layout = self.bt.layout
         self.max_splits = rules.splits_for(n)
-        self.H = self.hands_per_seat = 1 + self.max_splits
+        self.H = 1 + self.max_splits
         self.actions = self.bt.actions
         self.facts = RuleFacts(rules)
         self.payouts = Payouts(rules)
-        self.wild = self.facts.wild
-        self._legal_of = {}  # legal tuples by bit set
-        self._games = np.zeros(1, np.int64)
-        self._banker_arr = np.zeros(1, np.int64)
-        c = self.cfg
-        self._o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
-        self._end = self._o["O_EV"]
-        self._maxc = int(c[K.K_MAXC])
-        self._deck_len = len(self.bt.deck_cards)
-        self._multi = bool(c[K.K_ALLDOWN] or c[K.A_ACE] >= 0)
-        # the compiled kernels for this row's types, called without numba's dispatch (a
-        # step calls three of them)
+        self.legal_of = {}  # legal tuples by bit set
+        self.games = np.zeros(1, np.int64)
+        self.banker_arr = np.zeros(1, np.int64)
+        self.o = {name: int(c[getattr(K, name)]) for name in dir(K) if name.startswith("O_")}
+        self.end = self.o["O_EV"]
+        self.maxc = int(c[K.K_MAXC])
+        self.deck_len = len(self.bt.deck_cards)
+        self.session = bool(c[K.K_SESSION])  # several hands an episode: start's seed draws the later decks
         firstuse.notice(K.start_batch, "the batched engine")
         row, out = self.row, np.empty(self.layout.size, np.float32)
-        self._legal_k = K.legal.compile(tuple(K.legal.typeof_pyval(a) for a in (row, c)))
-        self._apply_k = K.apply.compile(tuple(K.apply.typeof_pyval(a) for a in (row, c, 0)))
-        self._observe_k = K.observe.compile(tuple(K.observe.typeof_pyval(a) for a in (row, c, 0, False, out)))
-        self._hand_buf = np.empty(6 + 2 * self._maxc, np.int64)
-        self._deck_buf = np.zeros((1, self._deck_len), np.int32)
-        st = (self.bt.state, c, self._games, self._banker_arr, self._deck_buf, 0, self.bt.rng)
-        self._start_k = K.start_batch.compile(tuple(K.start_batch.typeof_pyval(a) for a in st))
-        self.session = bool(c[K.K_SESSION])  # several hands an episode: start's seed draws the later decks
-        self._hand_k = K.seat_hand.compile(tuple(K.seat_hand.typeof_pyval(a) for a in (row, c, 0, self._hand_buf)))
+        self.legal_k = K.legal.compile(tuple(K.legal.typeof_pyval(a) for a in (row, c)))
+        self.apply_k = K.apply.compile(tuple(K.apply.typeof_pyval(a) for a in (row, c, 0)))
+        self.observe_k = K.observe.compile(tuple(K.observe.typeof_pyval(a) for a in (row, c, 0, False, out)))
+        self.hand_buf = np.empty(6 + 2 * self.maxc, np.int64)
+        self.deck_buf = np.zeros((1, self.deck_len), np.int32)
+        st = (self.bt.state, c, self.games, self.banker_arr, self.deck_buf, 0, self.bt.rng)
+        self.start_k = K.start_batch.compile(tuple(K.start_batch.typeof_pyval(a) for a in st))
+        self.hand_k = K.seat_hand.compile(tuple(K.seat_hand.typeof_pyval(a) for a in (row, c, 0, self.hand_buf)))
+
+    def blank(self, row: Any) -> None:
+        """``row`` made a table that has not started (phase OVER, no cards)."""
+        row[:] = 0
+        row[K.PHASE] = K.P_OVER
+
+
+class Table:
+    """One table of ``num_players`` seats under ``rules``, stepped by the kernels (see the
+    module's docstring). ``start`` deals a session's first hand from a given deck; its later
+    decks and reshuffles come from ``seed``."""
+
+    def __init__(
+        self, rules: Rules, num_players: int, chosen: bool = False, kernels: TableKernels | None = None
+    ) -> None:
+        """``chosen``: every card dealt is chosen by the caller (``deal_chosen``: OpenSpiel's
+        chance nodes), and no event log is kept. ``kernels``: those of another table of the
+        same rules and seats, shared (``on``); this table then reads a row given to it."""
+        self.rules = rules
+        self.n = num_players
+        self.k = k = kernels if kernels is not None else TableKernels(rules, num_players, chosen)
+        self.row = k.row
+        # the names the renderers and views read (``tests.oracle.Game``'s)
+        self.cfg, self.layout, self.actions, self.bt = k.cfg, k.layout, k.actions, k.bt
+        self.facts, self.payouts, self.wild = k.facts, k.payouts, k.facts.wild
+        self.max_splits, self.H, self.hands_per_seat = k.max_splits, k.H, k.H
+        self.session = k.session  # several hands an episode: start's seed draws the later decks
+        self._events: list[tuple] = []
+        self._pending: list[list[int]] = []  # logged entries not decoded yet (``events``)
+        self._last_new_hand = 0
+        self._legal: tuple[int, ...] | None = None
+        self._scal: list[int] | None = None  # the row's scalars as a list, until the next action
+        self._areas: dict[str, list[int]] = {}  # the row's areas read since the last action
 
     def on(self, row: Any) -> Table:
         """A table reading ``row`` (a row of this one's rules and seats, not written by it),
         sharing this one's compiled kernels: the view of a state kept as a row."""
-        t = Table(self.rules, self.n, like=self)
+        t = Table(self.rules, self.n, kernels=self.k)
         t.row = row
         return t
 
@@ -144,25 +146,22 @@ class Table:
         row and how many of ``cards`` it dealt; the third value is None, or, when the
         transition needed one more card, the cards that could come (sorted; the row then is
         of no use)."""
-        row, cfg = self.row, self.cfg
-        f = self._o["O_FORCE"]
+        k, row, cfg = self.k, self.row, self.cfg
+        f = k.o["O_FORCE"]
         m = min(len(cards), int(cfg[K.K_FORCECAP]) - K.F_CARDS)
         if base is None:
-            row[:] = 0
-            row[K.PHASE] = K.P_OVER
+            k.blank(row)
         else:
             row[:] = base
         row[f + K.F_N], row[f + K.F_I], row[f + K.F_NEED], row[f + K.F_ERR] = m, 0, 0, 0
         row[f + K.F_CARDS : f + K.F_CARDS + m] = cards[:m]
         if base is None:
-            self.bt.rng[0] = 0
-            self._banker_arr[0] = action
-            self._deck_buf[0] = self.bt.deck_cards
-            self._start_k(
-                self.bt.state, cfg, self._games, self._banker_arr, self._deck_buf, self._deck_len, self.bt.rng
-            )
+            k.bt.rng[0] = 0
+            k.banker_arr[0] = action
+            k.deck_buf[0] = k.bt.deck_cards
+            k.start_k(k.bt.state, cfg, k.games, k.banker_arr, k.deck_buf, k.deck_len, k.bt.rng)
         else:
-            self._apply_k(row, cfg, action)
+            k.apply_k(row, cfg, action)
         if row[f + K.F_ERR]:
             raise ValueError(f"chosen cards {cards[:m]}: one of them is not in the deck where it is dealt")
         used = int(row[f + K.F_I])
@@ -182,14 +181,13 @@ class Table:
     def start(self, banker: int, deck: Any, seed: int) -> None:
         """A new session: ``banker`` banks the first hand, dealt from ``deck`` (card indices,
         a full deck of the rules); ``seed`` (a 64-bit integer) draws the later ones."""
+        k = self.k
         self.row[_EVN] = 0  # (events.clear)
-        self.bt.rng[0] = seed & ((1 << 64) - 1)
-        self._banker_arr[0] = banker
-        self._deck_buf[0] = deck
+        k.bt.rng[0] = seed & ((1 << 64) - 1)
+        k.banker_arr[0] = banker
+        k.deck_buf[0] = deck
         # (the deck and the banker are checked by the caller: the environment's reset)
-        self._start_k(
-            self.bt.state, self.cfg, self._games, self._banker_arr, self._deck_buf, self._deck_len, self.bt.rng
-        )
+        k.start_k(k.bt.state, self.cfg, k.games, k.banker_arr, k.deck_buf, k.deck_len, k.bt.rng)
         self._events = []
         self._last_new_hand = 0
         self._pending = [event_log.raw(self.row, self.cfg)]
@@ -201,10 +199,11 @@ class Table:
         """Ids of the legal actions of the acting seat (empty once the episode is over)."""
         legal = self._legal
         if legal is None:
-            bits = int(self._legal_k(self.row, self.cfg))
-            legal = self._legal_of.get(bits)
+            bits = int(self.k.legal_k(self.row, self.cfg))
+            legal_of = self.k.legal_of
+            legal = legal_of.get(bits)
             if legal is None:
-                legal = self._legal_of[bits] = tuple(a for a in range(len(self.actions)) if bits >> a & 1)
+                legal = legal_of[bits] = tuple(a for a in range(len(self.actions)) if bits >> a & 1)
             self._legal = legal
         return legal
 
@@ -218,11 +217,12 @@ class Table:
         self._areas = {}
         row = self.row
         row[_EVN] = 0  # (events.clear)
-        self._apply_k(row, self.cfg, action)
+        self.k.apply_k(row, self.cfg, action)
         size = int(row[_EVN])
         if size < 0:
             event_log.raw(row, self.cfg)  # raises: the log overflowed
-        self._pending.append(row[self._end : self._end + size].tolist())
+        end = self.k.end
+        self._pending.append(row[end : end + size].tolist())
 
     @property
     def events(self) -> list[tuple]:
@@ -248,7 +248,7 @@ class Table:
     def observe(self, seat: int, out: np.ndarray, fold: bool = False) -> None:
         """Seat ``seat``'s observation (``encoding.Layout``) written into ``out``; suit-folded
         with ``fold`` (``features.fold_suits``)."""
-        self._observe_k(self.row, self.cfg, seat, fold, out)
+        self.k.observe_k(self.row, self.cfg, seat, fold, out)
 
     # ------------------------------------------------------------------ the row, as Game's attributes
     def _list(self) -> list[int]:
@@ -261,7 +261,7 @@ class Table:
     def _area(self, name: str, size: int) -> list[int]:
         got = self._areas.get(name)
         if got is None or len(got) != size:
-            o = self._o[name]
+            o = self.k.o[name]
             got = self._areas[name] = self.row[o : o + size].tolist()
         return got
 
@@ -338,8 +338,8 @@ class Table:
     def cards(self) -> list[list[int]]:
         """Each slot's cards in the order received (a shot card last)."""
         nc = self._area("O_NC", self.n * self.H)
-        flat = self._area("O_CARDS", self.n * self.H * self._maxc)
-        M = self._maxc
+        M = self.k.maxc
+        flat = self._area("O_CARDS", self.n * self.H * M)
         return [flat[k * M : k * M + nc[k]] for k in range(len(nc))]
 
     @property
@@ -466,8 +466,8 @@ class Table:
     def info(self, seat: int, legal_names: tuple[str, ...]) -> dict[str, object]:
         """A readable view of what ``seat`` knows of its own hand (the one it is playing):
         card ids, its face-down cards marked ``*``, a card nobody sees (fusilar) as ``??``."""
-        buf = self._hand_buf
-        m = self._hand_k(self.row, self.cfg, seat, buf)
+        buf = self.k.hand_buf
+        m = self.k.hand_k(self.row, self.cfg, seat, buf)
         h, total, stake, chips, blind, _, *cards = buf[:m].tolist()
         hand: list[str] = []
         for j in range(0, len(cards), 2):

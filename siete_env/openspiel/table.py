@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..batched import kernels as K
 from ..game import IllegalActionError, Phase
 from ..rules import Rules
 from ..table import Table as Engine
@@ -220,6 +219,5 @@ class Table:
 def _blank(eng: Engine) -> Any:
     """A row that has not started (phase OVER, no cards)."""
     row = eng.row.copy()
-    row[:] = 0
-    row[K.PHASE] = K.P_OVER
+    eng.k.blank(row)
     return row
