@@ -219,7 +219,7 @@ class VineConfig(_Strict):
 
     iterations: int = Field(24, ge=1, description="iterations per generation (a snapshot and the exact measure after)")
     punter_hands: int = Field(10_000, ge=1, description="hands the punter learner plays per iteration")
-    banker_hands: int = Field(50_000, ge=1, description="hands the banker learner plays per iteration")
+    banker_hands: int = Field(100_000, ge=1, description="hands the banker learner plays per iteration")
     steps: int = Field(16, ge=1, description="gradient steps per pass over an iteration's decisions (its minibatches)")
     epochs: int = Field(4, ge=1, description="passes over an iteration's decisions (each `steps` gradient steps)")
     merge: bool = Field(
