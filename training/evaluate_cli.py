@@ -107,7 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--seed", type=int, default=0, help="the deals' seed: every pairing plays the same decks (default 0)"
     )
-    ap.add_argument("--workers", type=int, default=2, help="processes playing the pairings in parallel (default 2)")
+    ap.add_argument(
+        "--workers", type=int, default=2,
+        help="processes playing the pairings in parallel, or with --exploit the responder's hands (default 2)",
+    )  # fmt: skip
     ap.add_argument("--json", type=Path, help="write the results as JSON")
     ap.add_argument("--csv", type=Path, help="write the results as CSV (one row per seat and pairing)")
     ap.add_argument("--plots", type=Path, help="folder for the tournament plot (and --maps)")
@@ -163,6 +166,7 @@ USES = {
         "warm_start",
         "save",
         "force",
+        "workers",
     },  # fmt: skip
     "run": set(),
 }
@@ -422,7 +426,7 @@ def _exploit(args) -> int:
     r = learned_best_response(
         args.exploit, args.punters[0], args.bankers[0], rules=args.rules, num_players=args.players,
         seconds=None if args.steps is not None else args.budget, steps=args.steps, hands=args.hands,
-        seed=args.seed, save=save, position=args.position, warm_start=args.warm_start,
+        seed=args.seed, save=save, position=args.position, warm_start=args.warm_start, workers=args.workers,
     )  # fmt: skip
     who = f"{args.exploit} (seat {r.position})"
     rows = [["line-up in the " + who, "mean chips per hand ± 95% CI"],
