@@ -46,7 +46,6 @@ class TableKernels:
     actions: Any
     facts: RuleFacts
     payouts: Payouts
-    chosen: bool
     session: bool
     legal_of: dict[int, tuple[int, ...]]
     games: Any
@@ -66,7 +65,6 @@ class TableKernels:
     def __init__(self, rules: Rules, n: int, chosen: bool) -> None:
         # int16 like the batched tables (the same compiled kernels), int64 for amounts beyond it
         wide = chips_bound(rules, n) > MAX_CHIPS
-        self.chosen = chosen
         log = 0 if chosen else event_log.EVENT_AREA
         # a transition deals at most the deck and the 4s swapped back into it, twice (a hand's
         # end and the next hand, a shoe reshuffled between)
