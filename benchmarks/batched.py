@@ -8,7 +8,9 @@
   num_envs=N, vectorization_mode="vector_entry_point")``, the learner's random legal
   actions drawn from ``infos["action_mask"]`` (``random_legal_actions``), the opponent
   played in the kernels; full observations (493 floats heads-up) returned every step.
-  A step is one decision of the learner (the opponent's are inside it). Also for every
+  A step is one decision of the learner (the opponent's are inside it). Also on every core
+  (``threads``: numba's thread count, the tables cut into that many parts), as XLA runs
+  Pgx's ``vmap`` on every core. Also for every
   preset (``--presets``), heads-up, at ``--preset-tables`` tables: the same loop with the
   preset's rules.
 * **batched, all seats**: ``BatchedTables``: every decision of every seat, each seat's
@@ -36,14 +38,16 @@ import time
 import numpy as np
 
 
-def batched_seat(role: str, n_tables: int, seconds: float, rules: str = "spanish") -> float:
+def batched_seat(role: str, n_tables: int, seconds: float, rules: str = "spanish", threads: int = 1) -> float:
     import gymnasium
 
     import siete_env  # noqa: F401
     from siete_env.batched.vector import random_legal_actions
 
     env_id = "SieteYMedia-Punter-v0" if role == "punter" else "SieteYMedia-Banker-v0"
-    envs = gymnasium.make_vec(env_id, num_envs=n_tables, vectorization_mode="vector_entry_point", rules=rules)
+    envs = gymnasium.make_vec(
+        env_id, num_envs=n_tables, vectorization_mode="vector_entry_point", rules=rules, threads=threads
+    )
     obs, infos = envs.reset(seed=0)
     rng = np.array([1], np.uint64)
     for _ in range(5):
@@ -154,10 +158,12 @@ def main() -> None:
 
     presets = list(PRESETS) if args.presets == ["all"] else [p for p in args.presets if p != "-"]
 
+    import numba
     from pettingzoo.classic import leduc_holdem_v4
 
     import siete_env
 
+    cores = numba.config.NUMBA_NUM_THREADS
     pairing(2000, "batched")  # compile / load the kernels
     best: dict[str, float] = {}
 
@@ -169,6 +175,10 @@ def main() -> None:
         for n in args.tables:
             keep(f"batched single-seat punter, {n} tables", batched_seat("punter", n, args.seconds))
             keep(f"batched single-seat banker, {n} tables", batched_seat("banker", n, args.seconds))
+            if cores > 1:
+                for role in ("punter", "banker"):
+                    rate = batched_seat(role, n, args.seconds, threads=cores)
+                    keep(f"batched single-seat {role}, {n} tables, {cores} threads", rate)
             keep(f"batched all seats, {n} tables", batched_all_seats(n, args.seconds))
             keep(f"Pgx leduc_holdem, {n} games (vmap)", pgx_leduc(n, args.seconds))
             one = pgx_leduc_one_core(n, args.seconds)
@@ -196,6 +206,18 @@ def main() -> None:
         ours = best[f"batched single-seat punter, {n} tables"]
         pgx_rate = best[f"Pgx leduc_holdem, {n} games (vmap)"]
         print(f"{n} tables: batched single-seat / Pgx leduc_holdem = {ours / pgx_rate:.2f}")
+        for role in ("punter", "banker"):
+            one, pgx_one = (
+                best[f"batched single-seat {role}, {n} tables"],
+                best.get(f"Pgx leduc_holdem, {n} games (vmap), XLA on one core"),
+            )
+            line = f"{n} tables, {role}: one core / Pgx vmap {one / pgx_rate:.2f}"
+            if pgx_one:
+                line += f", / Pgx XLA on one core {one / pgx_one:.2f}"
+            every = best.get(f"batched single-seat {role}, {n} tables, {cores} threads")
+            if every:
+                line += f"; {cores} threads / Pgx vmap (every core) {every / pgx_rate:.2f}"
+            print(line)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(best, f, indent=2)

@@ -1,5 +1,5 @@
 """Compile the numba kernels ahead (``python -m siete_env.warmup``): the batched engine in
-both seats, the AEC environment's table and the exact evaluator's banker passes, each used once, so that no later first
+both seats (and on several threads, where the machine has several cores), the AEC environment's table and the exact evaluator's banker passes, each used once, so that no later first
 use pauses (``siete_env.firstuse``). The Makefile's install step runs it."""
 
 from __future__ import annotations
@@ -48,6 +48,16 @@ def compile_ahead() -> dict[str, float]:
         obs, _r, term, trunc, _i = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     out["batched engine"] = time.perf_counter() - t
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS > 1:  # the views on every core (SeatVectorEnv(threads=N))
+        t = time.perf_counter()
+        env = gym.make_vec("SieteYMedia-Banker-v0", num_envs=8, vectorization_mode="vector_entry_point", threads=2)
+        _, info = env.reset(seed=0)
+        for _ in range(4):
+            _, _, _, _, info = env.step(np.argmax(info["action_mask"], axis=1))
+        env.close()
+        out["batched engine's threads"] = time.perf_counter() - t
     t = time.perf_counter()
     from siete_env.solve.exact import nash_conv
 

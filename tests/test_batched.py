@@ -290,6 +290,53 @@ def test_same_seed_same_run_and_copy_flag():
     assert o1 is o2  # views of one buffer
 
 
+@pytest.mark.parametrize(("role", "n", "opponents"), [("banker", 2, "random"), ("punter", 3, ["smart:6", "external"])])
+def test_threads_play_the_same_tables(role, n, opponents):
+    """``threads=2`` splits the tables over numba's threads: every table has its own row and
+    stream, so observations, masks, rewards and final observations are those of one thread,
+    with external opponents (asked between the kernels' calls) and illegal actions too."""
+    import numba
+
+    from agents.baselines import ThresholdPunter
+
+    class External(ThresholdPunter):  # the same play, asked through action_probs (not native)
+        pass
+
+    ext = External(raw_env(num_players=n), 5.5)
+    opp = [ext if o == "external" else o for o in opponents] if isinstance(opponents, list) else opponents
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+
+    def run(th):
+        v = SeatVectorEnv(num_envs=37, role=role, num_players=n, opponents=opp, seed=3, threads=th)
+        obs, infos = v.reset()
+        out = [obs.copy(), infos["action_mask"].copy()]
+        rng = np.array([7], np.uint64)
+        for i in range(40):
+            a = random_legal_actions(infos["action_mask"], rng)
+            if i % 9 == 4:
+                a[i % 37] = (a[i % 37] + 1) % v.single_action_space.n  # sometimes illegal: ends that episode
+            obs, r, t, _, infos = v.step(a)
+            out += [obs.copy(), infos["action_mask"].copy(), r, t]
+            if t.any():
+                out.append(infos["final_obs"][t].copy())
+        v.close()
+        return out, v.threads
+
+    (one, t1), (two, t2) = run(1), run(threads)
+    assert (t1, t2) == (1, threads)
+    assert len(one) == len(two)
+    assert all(np.array_equal(x, y) for x, y in zip(one, two, strict=True))
+
+
+def test_threads_are_checked():
+    import numba
+
+    for bad in (0, -1, True, 1.5, numba.config.NUMBA_NUM_THREADS + 1):
+        with pytest.raises(ValueError, match="threads must be 1"):
+            SeatVectorEnv(num_envs=4, threads=bad)
+    assert SeatVectorEnv(num_envs=1, threads=numba.config.NUMBA_NUM_THREADS).threads == 1  # one table: one part
+
+
 def test_illegal_learner_action():
     v = SeatVectorEnv(num_envs=4, seed=0)
     obs, infos = v.reset()

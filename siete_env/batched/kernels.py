@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import get_args
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .. import hand, showdown
 from ..cards import IS_FIGURE, N_CARDS, N_RANKS, RANK, VALUE2
@@ -1785,7 +1785,7 @@ def new_episode(state, cfg, g, rng, cards, banker, agent_of, pool_cum, seat_pool
 
 @njit(**KERNEL)
 def advance(
-    state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
+    state, cfg, games, lo, hi, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
     stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip, out,
 ):  # fmt: skip
     """The single-seat view (seat 0 learns): tables ``games`` play on until the learner must
@@ -1793,9 +1793,9 @@ def advance(
     decision (``stage`` 1) records its reward, final observation and chips and starts the
     next one (``stage`` 2: until the learner's first decision; an episode over before it is
     skipped). Writes per table (``out[i]``) ``LEARNER`` or ``PENDING``; -2 when a table
-    skipped ``max_skip`` episodes in a row."""
+    skipped ``max_skip`` episodes in a row. Only ``games[lo:hi]`` (``advance_parts``: a part)."""
     c0 = cfg[O_CHIPS]
-    for i in range(games.shape[0]):
+    for i in range(lo, hi):
         g = games[i]
         r = state[g]
         while True:
@@ -1831,10 +1831,10 @@ def advance(
 
 
 @njit(**KERNEL)
-def learner_apply(state, cfg, actions, stage, before, rewards, terminated, ok):
-    """Apply the learner's action at every table where ``ok`` (legal: the caller checked)."""
+def learner_apply(state, cfg, lo, hi, actions, stage, before, rewards, terminated, ok):
+    """Apply the learner's action at tables ``lo..hi-1`` where ``ok`` (legal: the caller checked)."""
     c0 = cfg[O_CHIPS]
-    for g in range(state.shape[0]):
+    for g in range(lo, hi):
         r = state[g]
         rewards[g] = 0.0
         terminated[g] = False
@@ -1845,9 +1845,9 @@ def learner_apply(state, cfg, actions, stage, before, rewards, terminated, ok):
 
 
 @njit(**KERNEL)
-def learner_views(state, cfg, fold, obs, masks):
-    """Seat 0's observation and mask at every table."""
-    for g in range(state.shape[0]):
+def learner_views(state, cfg, lo, hi, fold, obs, masks):
+    """Seat 0's observation and mask at tables ``lo..hi-1``."""
+    for g in range(lo, hi):
         r = state[g]
         observe(r, cfg, 0, fold, obs[g])
         if r[PHASE] != P_OVER and r[SEAT] == 0:
@@ -1888,3 +1888,36 @@ def random_actions(masks, rng, out):
                     out[g] = a
                     break
                 j -= 1
+
+
+# --------------------------------------------------------------------------- tables over threads
+# ``SeatVectorEnv(threads=N)``: the tables cut into N parts (``cut``: their bounds), part ``p``
+# played by the serial kernel on numba's thread ``p`` (the same thread every call: a table's
+# row stays in that core's cache). Every table has its own row and stream, so the result is
+# the same whatever the number of threads.
+@njit(cache=True, parallel=True)
+def advance_parts(
+    state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,
+    stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold, max_skip, out, cut,
+):  # fmt: skip
+    """``advance`` over ``games[cut[p]:cut[p + 1]]`` on thread ``p``."""
+    for p in prange(cut.shape[0] - 1):
+        advance(
+            state, cfg, games, cut[p], cut[p + 1], rng, cards, banker, agent_of, pool_cum, seat_pool, params,
+            seat_native, stage, before, rewards, terminated, final_obs, final_chips, skipped, before_first, fold,
+            max_skip, out,
+        )  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def apply_parts(state, cfg, actions, stage, before, rewards, terminated, ok, cut):
+    """``learner_apply`` over tables ``cut[p]..cut[p + 1]-1`` on thread ``p``."""
+    for p in prange(cut.shape[0] - 1):
+        learner_apply(state, cfg, cut[p], cut[p + 1], actions, stage, before, rewards, terminated, ok)
+
+
+@njit(cache=True, parallel=True)
+def views_parts(state, cfg, fold, obs, masks, cut):
+    """``learner_views`` over tables ``cut[p]..cut[p + 1]-1`` on thread ``p``."""
+    for p in prange(cut.shape[0] - 1):
+        learner_views(state, cfg, cut[p], cut[p + 1], fold, obs, masks)
