@@ -145,7 +145,9 @@ class SeatVectorEnv(VectorEnv):
     through ``action_probs``); ``threads`` (default 1: every table on the caller's thread;
     up to numba's thread count, the machine's cores: the tables cut into that many parts,
     each stepped by the same kernels on its own thread, with the same results: every table
-    has its own row and random stream; compiled on first use, about 40 s, cached after).
+    has its own row and random stream; compiled on first use, about 40 s, cached after;
+    with numba's OpenMP layer a process forked after using them cannot: start children
+    with ``spawn`` or ``forkserver``).
     ``reset(seed=[s0, s1, ...])`` (one seed per table, as Gymnasium's
     vector envs take) seeds table ``i`` as a one-table env reset with ``seed=s_i``; an
     action id out of range, or actions not of shape ``(num_envs,)`` integers, are refused
@@ -334,7 +336,6 @@ class SeatVectorEnv(VectorEnv):
             if self.threads == 1 or len(games) < 2 * self.threads:
                 K.advance(t.state, t.cfg, games, 0, len(games), *args, codes)
             else:  # each of numba's threads its own tables
-                numba.set_num_threads(self.threads)
                 cut = np.searchsorted(games, self._cut) if len(games) < self.num_envs else self._cut
                 K.advance_parts(t.state, t.cfg, games, *args, codes, cut)
             if (codes == -2).any():
@@ -379,7 +380,6 @@ class SeatVectorEnv(VectorEnv):
         if self.threads == 1:
             K.learner_views(t.state, t.cfg, 0, self.num_envs, self.fold, obs, m)
         else:
-            numba.set_num_threads(self.threads)
             K.views_parts(t.state, t.cfg, self.fold, obs, m, self._cut)
         return obs, (self._masks.copy() if self.copy else self._masks)
 
@@ -473,7 +473,6 @@ class SeatVectorEnv(VectorEnv):
         if self.threads == 1:
             K.learner_apply(t.state, t.cfg, 0, self.num_envs, actions, *outs)
         else:
-            numba.set_num_threads(self.threads)
             K.apply_parts(t.state, t.cfg, actions, *outs, self._cut)
         if nbad:  # an illegal action ends the episode with illegal_reward (as SeatEnv)
             self._rewards[bad] = self.illegal_reward
