@@ -22,6 +22,7 @@ _TAKES = {
     "the batched engine's threads": "about 40 s",
     "the exact evaluator": "about 10 s",
 }
+_FLAG = {"the batched engine's threads": " --threads"}  # parts the warmup compiles only when asked
 
 
 def cache_is_cold(kernel) -> bool:
@@ -43,7 +44,7 @@ def notice(kernel, what: str) -> None:
         print(
             f"siete_env: compiling {what} (numba, first use after an install or an upgrade: "
             f"{_TAKES.get(what, 'a while')}; "
-            "cached after; `python -m siete_env.warmup` does it ahead)",
+            f"cached after; `python -m siete_env.warmup{_FLAG.get(what, '')}` does it ahead)",
             file=sys.stderr,
             flush=True,
         )

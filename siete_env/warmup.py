@@ -1,13 +1,15 @@
 """Compile the numba kernels ahead (``python -m siete_env.warmup``): the batched engine in
-both seats (and on several threads, where the machine has several cores), the AEC environment's table and the exact evaluator's banker passes, each used once, so that no later first
-use pauses (``siete_env.firstuse``). The Makefile's install step runs it."""
+both seats, the AEC environment's table and the exact evaluator's banker passes, each used
+once, so that no later first use pauses (``siete_env.firstuse``); with ``--threads`` also
+the single-seat views on several threads (``make_vec(..., threads=N)``, where the machine
+has several cores). The Makefile's install step runs it without."""
 
 from __future__ import annotations
 
 import time
 
 
-def compile_ahead() -> dict[str, float]:
+def compile_ahead(threads: bool = False) -> dict[str, float]:
     """Use every kernel once: the batched engine in both seats (stepped to the end of its
     episodes, through the vector environments and through ``BatchedTables``' own API, as
     the vine learner's sampler steps it) and the exact evaluator on a small game. Seconds
@@ -50,7 +52,7 @@ def compile_ahead() -> dict[str, float]:
     out["batched engine"] = time.perf_counter() - t
     import numba
 
-    if numba.config.NUMBA_NUM_THREADS > 1:  # the views on every core (SeatVectorEnv(threads=N))
+    if threads and numba.config.NUMBA_NUM_THREADS > 1:  # the views on every core (SeatVectorEnv(threads=N))
         t = time.perf_counter()
         env = gym.make_vec("SieteYMedia-Banker-v0", num_envs=8, vectorization_mode="vector_entry_point", threads=2)
         _, info = env.reset(seed=0)
@@ -71,9 +73,18 @@ def compile_ahead() -> dict[str, float]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Compile the numba kernels ahead.")
+    ap.add_argument(
+        "--threads",
+        action="store_true",
+        help="also the single-seat views on several threads (make_vec(..., threads=N): about 40 s more)",
+    )
+    args = ap.parse_args(argv)
     t = time.perf_counter()
-    parts = compile_ahead()
+    parts = compile_ahead(threads=args.threads)
     done = ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
     print(f"siete_env: numba kernels compiled and cached ({done}; {time.perf_counter() - t:.1f} s)")
     return 0
