@@ -1891,10 +1891,11 @@ def random_actions(masks, rng, out):
 
 
 # --------------------------------------------------------------------------- tables over threads
-# ``SeatVectorEnv(threads=N)``: the tables cut into N parts (``cut``: their bounds), part ``p``
-# played by the serial kernel on numba's thread ``p`` (the same thread every call: a table's
-# row stays in that core's cache). Every table has its own row and stream, so the result is
-# the same whatever the number of threads.
+# ``SeatVectorEnv(threads=N)``: the tables cut into N parts (``cut``: their bounds), each
+# played by the serial kernel in one iteration of a ``prange``. Under numba's OpenMP layer
+# (static scheduling) part ``p`` runs on the same thread every call, part 0 on the caller's,
+# so a table's row tends to stay in one core's cache (threads are not pinned). Every table
+# has its own row and stream, so the result is the same whatever the number of threads.
 @njit(cache=True, parallel=True)
 def advance_parts(
     state, cfg, games, rng, cards, banker, agent_of, pool_cum, seat_pool, params, seat_native,

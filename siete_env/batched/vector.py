@@ -194,8 +194,8 @@ class SeatVectorEnv(VectorEnv):
         if max_episode_steps is not None:
             raise ValueError("max_episode_steps is not supported: a hand always ends")
         if (
-            isinstance(threads, bool)
-            or not isinstance(threads, int)
+            isinstance(threads, bool | np.bool_)
+            or not isinstance(threads, int | np.integer)
             or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS
         ):
             raise ValueError(
@@ -249,7 +249,7 @@ class SeatVectorEnv(VectorEnv):
         self._before_first = np.zeros(N, np.int64)
         self._agent_of = np.full((N, n), -1, np.int64)
         self._seat_native = np.full((N, n), -1, np.int64)
-        self.threads = min(threads, N)
+        self.threads = min(int(threads), N)
         self._cut = np.linspace(0, N, self.threads + 1).astype(np.int64)
         self._seeded = False
         self._needs_reset = True
