@@ -203,14 +203,10 @@ def main() -> None:
         else:
             print(f"{name:48s} {v:12,.0f}  x leduc_holdem_v4 {v / leduc:7.1f}")
     for n in args.tables:
-        ours = best[f"batched single-seat punter, {n} tables"]
         pgx_rate = best[f"Pgx leduc_holdem, {n} games (vmap)"]
-        print(f"{n} tables: batched single-seat / Pgx leduc_holdem = {ours / pgx_rate:.2f}")
+        pgx_one = best.get(f"Pgx leduc_holdem, {n} games (vmap), XLA on one core")
         for role in ("punter", "banker"):
-            one, pgx_one = (
-                best[f"batched single-seat {role}, {n} tables"],
-                best.get(f"Pgx leduc_holdem, {n} games (vmap), XLA on one core"),
-            )
+            one = best[f"batched single-seat {role}, {n} tables"]
             line = f"{n} tables, {role}: one core / Pgx vmap {one / pgx_rate:.2f}"
             if pgx_one:
                 line += f", / Pgx XLA on one core {one / pgx_one:.2f}"
