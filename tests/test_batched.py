@@ -469,12 +469,9 @@ def test_play_match_engine_choice():
     assert (
         play_match("banker:6", "threshold:5.5", rules={"hands_per_episode": 2}, hands=50).extra["engine"] == "batched"
     )
-    huge = {"bet_levels": [1, 5000]}  # amounts beyond the kernels' int16
-    assert play_match("banker:6", "threshold:5.5", rules=huge, hands=50).extra["engine"] == "aec"
     with pytest.raises(ValueError, match="recorder needs engine='aec'"):
         play_match("banker:6", "threshold:5.5", hands=5, engine="batched", recorder=lambda *a: None)
-    with pytest.raises(ValueError, match="can move 80,000 chips"):
-        play_match("banker:6", "threshold:5.5", rules=huge, hands=5, engine="batched")
+    # amounts beyond the kernels' int16: tests/test_table.py (the int64 row compiles once there)
 
 
 def test_seat_tables_take_learned_snapshots_and_the_learner_needs_batched_rules(tmp_path):

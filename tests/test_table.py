@@ -26,6 +26,16 @@ def test_amounts_beyond_int32_are_exact():
         assert e.game.row.dtype == np.int64
 
 
+def test_play_match_takes_amounts_beyond_int16_to_the_aec_table():
+    # beside the test above (one pytest-xdist worker a file): the int64 row compiles once
+    from agents.tournament import play_match
+
+    huge = {"bet_levels": [1, 5000]}  # amounts beyond the batched kernels' int16
+    assert play_match("banker:6", "threshold:5.5", rules=huge, hands=50).extra["engine"] == "aec"
+    with pytest.raises(ValueError, match="can move 80,000 chips"):
+        play_match("banker:6", "threshold:5.5", rules=huge, hands=5, engine="batched")
+
+
 def test_more_than_63_actions_are_refused_with_the_count():
     with pytest.raises(ValueError, match="69 actions"):
         raw_env(num_players=3, rules={"preset": "spanish", "bet_levels": list(range(1, 33))})
