@@ -109,13 +109,11 @@ def test_sampling_is_deterministic_under_a_seed(pair):
     assert len(a) != len(c) or not np.array_equal(a.q, c.q)
 
 
-@pytest.mark.parametrize("copies", [1, 3])
-def test_branch_values_average_to_the_exact_value(pair, tmp_path, copies):
+def test_branch_values_average_to_the_exact_value(pair, tmp_path):
     """Every hand starts with exactly one punter decision (the stake); the rollout policy's
     average of its branches' values is a played sample of the hand's value, so their mean
-    over many hands is the pair's exact expected value within its sampling error (also
-    when each action is played out ``copies`` times, the cards to come shuffled anew).
-    Both networks sample (``:sample``), in the exact value as in the hands."""
+    over many hands is the pair's exact expected value within its sampling error. Both
+    networks sample (``:sample``), in the exact value as in the hands."""
     from agents.specs import make_agent
     from siete_env import raw_env, solve
     from training.vine import VineSampler
@@ -127,7 +125,7 @@ def test_branch_values_average_to_the_exact_value(pair, tmp_path, copies):
     exact = solve.expected_value(make_agent(f"ppo:{tmp_path / 'p.zip'}:sample", table),
                                  make_agent(f"ppo:{tmp_path / 'b.zip'}:sample", table), RULES)  # fmt: skip
     s = VineSampler(cfg.rules, 20_000, seed=11)
-    batch = s.sample(20_000, _nets(pair), [0], copies=copies)
+    batch = s.sample(20_000, _nets(pair), [0])
     bets = [i for i, n in enumerate(s.t.action_names) if n.startswith("BET_")]
     first = batch.masks[:, bets].any(1)
     assert first.sum() == 20_000  # one stake decision per hand
@@ -440,61 +438,6 @@ def _uniform(sampler):
 
     return MLPPolicy([(np.zeros((8, sampler.D), np.float32), np.zeros(8, np.float32)),
                       (np.zeros((sampler.A, 8), np.float32), np.zeros(sampler.A, np.float32))])  # fmt: skip
-
-
-def test_copies_shuffle_only_the_cards_to_come():
-    """``_reshuffle_rest``: the cards still to come in another order, everything dealt and
-    the rest of the row untouched."""
-    from siete_env.batched import kernels as K
-    from training.vine import VineSampler, _reshuffle_rest
-
-    s = VineSampler({"preset": "spanish", "max_splits": 0}, 64, seed=3)
-    g = np.arange(64)
-    s.t.start(g, np.ones(64, np.int64), s.t.shuffled_decks(64, np.random.default_rng(0)))
-    before = s.t.state.copy()
-    _reshuffle_rest(s.t.state, g[::2], int(s.t.cfg[K.O_DECK]), np.random.default_rng(1).random((32, 40)))
-    after = s.t.state
-    np.testing.assert_array_equal(after[1::2], before[1::2])
-    for r0, r1 in zip(before[::2], after[::2], strict=True):
-        lo, hi = int(s.t.cfg[K.O_DECK] + r0[K.POS]), int(s.t.cfg[K.O_DECK] + r0[K.DLEN])
-        assert 30 <= hi - lo < 40
-        np.testing.assert_array_equal(np.delete(r1, np.arange(lo, hi)), np.delete(r0, np.arange(lo, hi)))
-        np.testing.assert_array_equal(np.sort(r1[lo:hi]), np.sort(r0[lo:hi]))
-    assert all(not np.array_equal(r0, r1) for r0, r1 in zip(before[::2], after[::2], strict=True))
-
-
-def test_copies_average_the_actions_that_play_on():
-    """``copies``: the same decisions as one copy, and each action's value the mean of its
-    play-outs. An action that draws no card and ends the hand (the heads-up banker
-    standing) keeps its one value; the banker's hit is a mean of three. On average the
-    values are those of one copy: a punter's hit that busts is played again too (keeping
-    the first copy's value when its card ended the hand made hitting look 0.5 worse)."""
-    from agents.specs import make_agent
-    from siete_env import raw_env
-    from training.vine import Frozen, VineSampler
-
-    rules = {"preset": "spanish", "max_splits": 0}
-    table = raw_env(num_players=2, rules=rules)
-    punter, banker = Frozen(make_agent("threshold:5.5", table)), Frozen(make_agent("banker:6", table))
-    uniform = _uniform(VineSampler(rules, 1, 0))
-    names = VineSampler(rules, 1, 0).t.action_names
-    stand, hit = names.index("STAND"), names.index("HIT_UP")
-
-    one, three = (VineSampler(rules, 2000, seed=4).sample(1000, [punter, uniform], [1], copies=c) for c in (1, 3))
-    for x, y in zip((one.obs, one.masks, one.probs), (three.obs, three.masks, three.probs), strict=True):
-        np.testing.assert_array_equal(x, y)
-    np.testing.assert_array_equal(one.q[:, stand], three.q[:, stand])
-    q1, q3 = one.q[one.masks[:, hit] > 0, hit], three.q[three.masks[:, hit] > 0, hit]
-    np.testing.assert_allclose(q3 * 3, np.round(q3 * 3), atol=1e-5)  # a sum of three whole payouts over 3
-    assert np.any(q1 != q3) and np.any(q3 * 3 % 3 != 0)
-
-    one, three = (VineSampler(rules, 2000, seed=5).sample(2000, [uniform, banker], [0], copies=c) for c in (1, 3))
-    for a in (stand, hit, names.index("HIT_DOWN")):
-        legal = one.masks[:, a] > 0
-        diff = three.q[legal, a] - one.q[legal, a]  # the other two copies' mean less the first, over 3
-        assert legal.sum() > 3000 and abs(diff.mean()) < 4 * diff.std() / np.sqrt(legal.sum()), (a, diff.mean())
-    with pytest.raises(ValueError, match="copies"):
-        VineSampler(rules, 10, 0).sample(5, [punter, banker], [1], copies=0)
 
 
 def test_a_table_of_four_branches_every_punter_seat_and_values_the_bank_per_punter():

@@ -106,22 +106,6 @@ def _rows_match(obs, masks, first, inv):  # pragma: no cover  (compiled)
     return True
 
 
-@njit(cache=True)
-def _reshuffle_rest(state, games, deck, u):  # pragma: no cover  (compiled)
-    """Each table ``games[i]``'s cards still to come (its row's deck from ``POS`` to
-    ``DLEN``, ``deck`` the deck's offset in the row) shuffled again, Fisher-Yates from the
-    uniforms ``u[i]``: another draw of the unseen cards, given everything dealt."""
-    for i in range(games.shape[0]):
-        r = state[games[i]]
-        lo = deck + np.int64(r[K.POS])
-        m = np.int64(r[K.DLEN]) - np.int64(r[K.POS])
-        for j in range(m - 1, 0, -1):
-            k = min(np.int64(u[i, j] * (j + 1)), j)
-            c = r[lo + j]
-            r[lo + j] = r[lo + k]
-            r[lo + k] = c
-
-
 @dataclass
 class VineBatch:
     """One role's branched decisions: observations ``(n, D)``, masks ``(n, A)``, the
@@ -304,30 +288,25 @@ class VineSampler:
         """The seats of ``role`` (``PUNTER``: every punter seat, ``BANKER``: the bank)."""
         return [s for s in range(self.n) if (s == self.BANKER_SEAT) == (role == BANKER)]
 
-    def sample(self, hands: int, seats: list, record: list[int], merge: bool = False, copies: int = 1) -> VineBatch:
+    def sample(self, hands: int, seats: list, record: list[int], merge: bool = False) -> VineBatch:
         """``hands`` hands, ``seats[s]`` playing seat ``s`` (``seats``), every decision at
         the seats ``record`` branched (see the module docstring; ``record(role)``);
-        ``merge``: the repeated decisions merged (``merge``, as ``vine.merge`` says);
-        ``copies``: each action played out that many times, the cards still to come
-        shuffled again for all but the first (the action's value their mean: less of the
-        later cards' noise, ``training.exploit.Responder.copies``). A
+        ``merge``: the repeated decisions merged (``merge``, as ``vine.merge`` says). A
         decision's played values are the deciding seat's chips at the end of the hand, per
         punter at the bank (the bank's chips over the punters). With helper processes
         (``start_workers``) the hands are shared out: each process plays its share from a
         seed drawn here, and the batches are joined (and merged again)."""
         if len(seats) != self.n:
             raise ValueError(f"seats: one player per seat ({self.n}), got {len(seats)}")
-        if copies < 1:
-            raise ValueError(f"copies: at least 1 play-out of each action, got {copies}")
         if not self._helpers:
-            return self._sample(hands, seats, record, merge, self.rng, copies)
+            return self._sample(hands, seats, record, merge, self.rng)
         w = len(self._helpers) + 1
         shares = [hands // w + (i < hands % w) for i in range(w)]
         seeds = self.rng.integers(2**63, size=w)
         payload = [self._payload(p) for p in seats]
         for conn, share, seed in zip(self._helpers, shares[1:], seeds[1:], strict=True):
-            conn.send((share, payload, list(record), merge, int(seed), copies))
-        parts = [self._sample(shares[0], seats, record, merge, np.random.default_rng(int(seeds[0])), copies)]
+            conn.send((share, payload, list(record), merge, int(seed)))
+        parts = [self._sample(shares[0], seats, record, merge, np.random.default_rng(int(seeds[0])))]
         for conn in self._helpers:
             status, part, steps = conn.recv()
             if status != "ok":
@@ -380,7 +359,7 @@ class VineSampler:
         self._sent[key] = player  # kept: its id stays its own
         return ("frozen", key, player)
 
-    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng, copies: int = 1) -> VineBatch:
+    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng) -> VineBatch:
         """``sample`` in this process, drawing from ``rng``."""
         mine = np.zeros(self.n, np.bool_)
         mine[list(record)] = True
@@ -404,44 +383,21 @@ class VineSampler:
         U = rng.random((len(obs), self.crn_draws))
         family = np.zeros(cap, np.int64)
         count = np.zeros(cap, np.int64)
-        going = []  # the copies whose value can depend on the cards to come (``copies``)
         for s in range(0, len(di), cap):
             d, a = di[s : s + cap], ai[s : s + cap]
             g = np.arange(len(d))
             t.state[g] = rows[d]
             t.apply(g, a)
-            if copies > 1:
-                # the action drew a card (or put one back), or the hand goes on: play it
-                # again. Whether the hand ended may not decide it alone: that would keep the
-                # first copy's value exactly when its card ended the hand (a bust), a bias
-                moved = (t.state[g, K.POS] != rows[d, K.POS]) | (t.state[g, K.DLEN] != rows[d, K.DLEN])
-                going.append(s + np.flatnonzero(moved | (t.state[g, K.PHASE] != K.P_OVER)))
             family[g], count[g] = d, 0
             self._play_out(g, seats, rng, crn=(family, U, count))
             q[d, a] = t.chips[g, who[d]] * per[d]
-        if copies > 1:  # the same actions again, the cards still to come shuffled anew each time
-            more = np.repeat(np.concatenate(going), copies - 1)
-            deck = int(t.cfg[K.O_DECK])
-            for s in range(0, len(more), cap):
-                d, a = di[more[s : s + cap]], ai[more[s : s + cap]]
-                g = np.arange(len(d))
-                t.state[g] = rows[d]
-                rest = int((t.state[g, K.DLEN].astype(np.int64) - t.state[g, K.POS]).max())
-                _reshuffle_rest(t.state, g, deck, rng.random((len(g), max(1, rest))))
-                t.apply(g, a)
-                family[g], count[g] = d, 0
-                self._play_out(g, seats, rng, crn=(family, U, count))
-                np.add.at(q, (d, a), t.chips[g, who[d]] * per[d])
-            again = np.zeros(masks.shape, bool)
-            again[di[more], ai[more]] = True
-            q[again] /= copies
         batch = VineBatch(obs, masks, probs, q)
         return self.merge(batch) if merge else batch
 
 
 def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pid: int) -> None:
     """A helper process of ``VineSampler.start_workers``: requests ``(hands, seats, record,
-    merge, seed, copies)`` -> ``("ok", batch, env steps)``; ``None``: stop."""
+    merge, seed)`` -> ``("ok", batch, env steps)``; ``None``: stop."""
     import signal
 
     from siete_env.processes import die_with_parent
@@ -457,7 +413,7 @@ def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pi
             break
         if msg is None:
             break
-        hands, payload, record, merge, seed, copies = msg
+        hands, payload, record, merge, seed = msg
         try:
             seats = []
             for item in payload:
@@ -465,7 +421,7 @@ def _sampler_worker(conn, rules: Any, capacity: int, num_players: int, parent_pi
                     frozen[item[1]] = item[2]
                 seats.append(item[1] if item[0] == "net" else frozen[item[1]])
             before = sampler.steps
-            batch = sampler._sample(hands, seats, record, merge, np.random.default_rng(seed), copies)
+            batch = sampler._sample(hands, seats, record, merge, np.random.default_rng(seed))
             conn.send(("ok", batch, sampler.steps - before))
         except Exception as e:  # noqa: BLE001  (reported to the sampler that asked)
             conn.send(("error", repr(e), 0))
