@@ -124,13 +124,14 @@ class Violation:
     seed: int
     step: int
     message: str
+    call: str = ""  # check_batched's further arguments (", tables=..., threads=..."), where not its defaults
 
     def __str__(self) -> str:
         if self.preset == "batched":  # api: the learner's role; seed: check_batched's
             return (
                 f"batched view, {self.players} players, the {self.api}'s seat, seed {self.seed}, step {self.step}: "
                 f'{self.message}\n    rules: {self.rules}\n    reproduce: python -c "from siete_env.fuzz import '
-                f'check_batched; print(check_batched({self.rules!r}, {self.players}, {self.api!r}, {self.seed}))"'
+                f'check_batched; print(check_batched({self.rules!r}, {self.players}, {self.api!r}, {self.seed}{self.call}))"'
             )
         return (
             f"{self.preset}, {self.players} players, {self.api}(), episode seed {self.seed}, step {self.step}: "
@@ -502,7 +503,7 @@ def _bad_batch(actions: np.ndarray, A: int, rng: np.random.Generator) -> tuple[s
 
 
 def check_batched(
-    rules: Any, num_players: int, role: str, seed: int, tables: int = 16, adversarial: float = 0.3
+    rules: Any, num_players: int, role: str, seed: int, tables: int = 16, adversarial: float = 0.3, threads: int = 1
 ) -> tuple[int, int, list[str], dict[str, int]]:
     """The first episode of ``tables`` tables of ``gymnasium.make_vec``'s batched view
     (``SeatVectorEnv``) and of one reference ``SeatEnv`` each (the AEC environment: one
@@ -515,9 +516,9 @@ def check_batched(
     changed) or an illegal id in range at some tables (their episodes end with
     ``illegal_reward`` and the unchanged observation, in both). After every step: the same
     rewards, terminations, observations (final ones too), masks and chips, every
-    observation inside the space and every mask with a legal action. Returns (episodes
-    compared, steps, violations: at most one, the run stops there, adversarial calls by
-    kind)."""
+    observation inside the space and every mask with a legal action. ``threads``: the
+    batched view's (``SeatVectorEnv(threads=...)``). Returns (episodes compared, steps,
+    violations: at most one, the run stops there, adversarial calls by kind)."""
     from .batched.vector import SeatVectorEnv
     from .cards import CARD_IDS
     from .gym_env import SeatEnv
@@ -531,7 +532,7 @@ def check_batched(
     bad: dict[str, int] = {}
     steps = episodes = 0
     try:
-        venv = SeatVectorEnv(num_envs=tables, seed=seed, **kw)
+        venv = SeatVectorEnv(num_envs=tables, seed=seed, threads=threads, **kw)
         box, A = venv.single_observation_space, venv.single_action_space.n
         decks = [[CARD_IDS[c] for c in rng.permutation(venv.rules.deck_cards())] for _ in range(tables)]
         obs, infos = venv.reset(options={"decks": decks})
@@ -616,12 +617,14 @@ def batched_campaign(
     seed: int = 0,
     tables: int = 16,
     presets: tuple[str, ...] = ("spanish",),
+    threads: int = 1,
 ) -> BatchedTally:
     """At least ``hands`` first episodes through the batched view, compared with the
     reference (``check_batched``): each of ``presets`` in turn at each table size of
     ``players``, both roles in turn, or (``random_rules_``) random rule sets the batched
-    engine plays."""
+    engine plays; ``threads``: the batched view's."""
     t = BatchedTally()
+    call = (f", tables={tables}" if tables != 16 else "") + (f", threads={threads}" if threads != 1 else "")
     rng = np.random.default_rng([seed, 3])
     k = 0
     while t.hands < hands and len(t.violations) < MAX_VIOLATIONS:
@@ -632,14 +635,14 @@ def batched_campaign(
         spec = batched_random_rules(rng, n) if random_rules_ else {"preset": preset}
         run_seed = int(rng.integers(2**62))
         t.configs += 1
-        done, steps, broken, bad = check_batched(spec, n, role, run_seed, tables)
+        done, steps, broken, bad = check_batched(spec, n, role, run_seed, tables, threads=threads)
         t.hands += done
         t.episodes += done
         t.steps += steps
         for kind, c in bad.items():
             t.bad[kind] = t.bad.get(kind, 0) + c
         for msg in broken:
-            t.violations.append(Violation("batched", spec, n, role, run_seed, steps, msg))
+            t.violations.append(Violation("batched", spec, n, role, run_seed, steps, msg, call))
     return t
 
 
@@ -686,11 +689,17 @@ def main(argv: list[str] | None = None) -> int:
         "and adversarial actions, checked against SeatEnv, the AEC environment with Python opponents (--presets, or --random-rules)",
     )
     ap.add_argument("--tables", type=int, default=16, help="with --engine batched: tables per batch (default 16)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="with --engine batched: the batched view's threads (make_vec(..., threads=N); default 1)",
+    )
     args = ap.parse_args(argv)
     if args.engine == "batched":
         return _main_batched(ap, args, argv)
-    if args.tables != 16:
-        ap.error("--tables goes with --engine batched")
+    if args.tables != 16 or args.threads != 1:
+        ap.error("--tables and --threads go with --engine batched")
     presets = list(PRESETS) if args.presets == ["all"] else args.presets
     unknown = [p for p in presets if p not in PRESETS]
     if unknown:
@@ -739,13 +748,19 @@ def _main_batched(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: l
         ap.error(f"--players must be table sizes 2..12, got {args.players}")
     if args.hands < 1 or args.seed < 0 or not 1 <= args.tables <= 4096:
         ap.error("--hands must be at least 1, --seed non-negative, --tables 1..4096")
+    import numba
+
+    if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+        ap.error(f"--threads must be 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads on this machine)")
     print(
         f"fuzz: {args.hands:,} hands through the batched view (make_vec) against SeatEnv, players {args.players}, "
-        f"{'random' if args.random_rules else ', '.join(presets)} rules, {args.tables} tables a batch, seed {args.seed}",
+        f"{'random' if args.random_rules else ', '.join(presets)} rules, {args.tables} tables a batch"
+        f"{f' on {args.threads} threads' if args.threads > 1 else ''}, seed {args.seed}",
         flush=True,
     )
     t0 = time.perf_counter()
-    t = batched_campaign(args.hands, args.players, args.random_rules, args.seed, args.tables, tuple(presets))
+    t = batched_campaign(args.hands, args.players, args.random_rules, args.seed, args.tables, tuple(presets),
+                         args.threads)  # fmt: skip
     print(table_text({"batched": t}))
     print("adversarial calls (each refused, or ending its episode, as the reference does): "
           + (", ".join(f"{k} {v:,}" for k, v in sorted(t.bad.items())) or "none"))  # fmt: skip

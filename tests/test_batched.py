@@ -342,6 +342,30 @@ def test_threads_are_checked():
     assert SeatVectorEnv(num_envs=1, threads=numba.config.NUMBA_NUM_THREADS).threads == 1  # one table: one part
 
 
+def test_the_fuzz_campaign_plays_the_views_on_threads(capsys):
+    """``python -m siete_env.fuzz --engine batched --threads N``: the batched view on N
+    threads checked against ``SeatEnv`` (every preset); a violation's repro names them."""
+    import numba
+
+    from siete_env import fuzz
+
+    with pytest.raises(SystemExit):
+        fuzz.main(["--engine", "batched", "--threads", str(numba.config.NUMBA_NUM_THREADS + 1)])
+    assert "--threads must be 1.." in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        fuzz.main(["--threads", "2"])  # the AEC campaign has no threads
+    assert "--threads go with --engine batched" in capsys.readouterr().err
+    v = fuzz.Violation("batched", {"preset": "spanish"}, 2, "banker", 5, 3, "x", ", tables=8, threads=2")
+    assert "check_batched({'preset': 'spanish'}, 2, 'banker', 5, tables=8, threads=2)" in str(v)
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one core: numba has one thread")
+    args = ["--engine", "batched", "--hands", "450", "--players", "2", "4", "--threads", "2"]
+    assert fuzz.main(args) == 0
+    out = capsys.readouterr().out
+    total = next(line.split() for line in out.splitlines() if line.startswith("total"))
+    assert "on 2 threads" in out and int(total[-2]) >= 28 and total[-1] == "0", out  # 7 presets x 2 sizes x 2 seats
+
+
 def test_illegal_learner_action():
     v = SeatVectorEnv(num_envs=4, seed=0)
     obs, infos = v.reset()
