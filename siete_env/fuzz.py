@@ -748,10 +748,12 @@ def _main_batched(ap: argparse.ArgumentParser, args: argparse.Namespace, argv: l
         ap.error(f"--players must be table sizes 2..12, got {args.players}")
     if args.hands < 1 or args.seed < 0 or not 1 <= args.tables <= 4096:
         ap.error("--hands must be at least 1, --seed non-negative, --tables 1..4096")
-    import numba
+    from .batched.vector import check_threads
 
-    if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-        ap.error(f"--threads must be 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads on this machine)")
+    try:
+        check_threads(args.threads)
+    except ValueError as e:
+        ap.error(f"--{e}")
     print(
         f"fuzz: {args.hands:,} hands through the batched view (make_vec) against SeatEnv, players {args.players}, "
         f"{'random' if args.random_rules else ', '.join(presets)} rules, {args.tables} tables a batch"

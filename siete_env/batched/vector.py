@@ -87,6 +87,20 @@ play and the table heuristics of ``agents.baselines``, by the ``native_kind`` th
 declares."""
 
 
+def check_threads(threads: Any) -> None:
+    """``threads`` (``SeatVectorEnv(threads=...)``) is 1..numba's thread count, or a
+    ``ValueError`` saying so."""
+    if (
+        isinstance(threads, bool | np.bool_)
+        or not isinstance(threads, int | np.integer)
+        or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS
+    ):
+        raise ValueError(
+            f"threads must be 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads on this machine; 1: the "
+            f"tables play on the caller's thread), got {threads!r}"
+        )
+
+
 def native_params(agent: Any) -> tuple[int, ...]:
     """The ``params`` row (``kernels.P_*``: kind, then the agent's own parameters in half
     points) of an agent the kernels play themselves: one whose class itself (not a parent
@@ -193,15 +207,7 @@ class SeatVectorEnv(VectorEnv):
             raise ValueError("the batched view does not render (render_mode must be None); use SeatEnv")
         if max_episode_steps is not None:
             raise ValueError("max_episode_steps is not supported: a hand always ends")
-        if (
-            isinstance(threads, bool | np.bool_)
-            or not isinstance(threads, int | np.integer)
-            or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS
-        ):
-            raise ValueError(
-                f"threads must be 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads on this machine; 1: the "
-                f"tables play on the caller's thread), got {threads!r}"
-            )
+        check_threads(threads)
         for flag, value in (("copy", copy), ("native", native)):
             if value not in (True, False):
                 raise ValueError(f"{flag} must be True or False, got {value!r}")
@@ -620,6 +626,7 @@ __all__ = [
     "SeatVectorEnv",
     "make_seat_vector_env",
     "EXTERNAL",
+    "check_threads",
     "native_params",
     "random_legal_actions",
     "sample_actions",
