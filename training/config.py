@@ -163,18 +163,12 @@ class EvaluationConfig(_Strict):
     map_hands: int = Field(20_000, ge=100, description="hands recorded for each strategy map of the report")
     seed: int = Field(2026, ge=0)
     exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
-    select: Literal["last", "best_worst", "mixture", "average"] = Field(
+    select: Literal["last", "best_worst", "mixture"] = Field(
         "mixture",
         description="which snapshot becomes the final policy of each role: the last one, or the one whose "
         "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
         "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
-        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz; or (average) "
-        "one network per role distilled from the uniform mixture of the snapshots of the last "
-        "vine.snapshot_generations generations (their own and those within: vine.snapshot_every; "
-        "training.distill.distill_average; any table)",
-    )
-    average_hands: int = Field(
-        600_000, ge=1000, description="select: average: hands per role the snapshots play for the distillation"
+        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
     )
     mixture_iterations: int = Field(
         30, ge=0, description="exact best responses per role in the search for the least-exploitable mixture"
@@ -254,8 +248,7 @@ class VineConfig(_Strict):
         ge=0,
         description="in the last `snapshot_generations` generations, also snapshot both learners every this many "
         "iterations (0: only at the end of each generation): each such pair is measured exactly and joins the "
-        "snapshots the final mixture is chosen from (evaluation.select: mixture), or joins the snapshots the "
-        "final networks are distilled from (evaluation.select: average)",
+        "snapshots the final mixture is chosen from (evaluation.select: mixture)",
     )
     snapshot_generations: int = Field(1, ge=1, description="the last generations that snapshot_every applies to")
 
@@ -345,10 +338,8 @@ class TrainConfig(_Strict):
                     f"generation need snapshot_every below iterations (the last iteration is the generation's own "
                     f"snapshot); set vine.snapshot_every=0 (none) or a value below {v.iterations}"
                 )
-            if self.evaluation.select not in ("mixture", "average"):
-                raise ValueError(
-                    "vine.snapshot_every needs evaluation.select: mixture or average (the snapshots it adds join them)"
-                )
+            if self.evaluation.select != "mixture":
+                raise ValueError("vine.snapshot_every needs evaluation.select: mixture (the snapshots it adds join it)")
         if self.evaluation.select != "mixture":
             return self
         from siete_env import solve

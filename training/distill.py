@@ -17,24 +17,10 @@ are the learned networks' own play. The fit starts from the heaviest member's we
 
     from training.distill import distill_banker
     policy, info = distill_banker(tables, start=load_policy("gen_005/banker.zip"))
-
-``distill_average`` does the same for any table the batched engine plays, without the exact
-evaluator: one network per role fitted to the **uniform mixture of several snapshots** of
-that role (``evaluation.select: average``). Its states are the ones the members' own play
-reaches: for each member, hands in which it sits at the role's seats (one recorded seat at
-a time, the other seats played by the ``opponents``, the same for every member), each
-decision's target the member's own action probabilities. Pooled over the members, a state
-then counts each member by its own reach of it, the rest of the table being the same for
-all: the mixture's realisation-equivalent behaviour policy, ``sum_k x_k(I) pi_k(a|I) /
-sum_k x_k(I)`` (``docs/research``: reach-weighted, not a per-state average). The fit
-minimises the reach-weighted KL divergence from the targets.
-
-    policies, info = distill_average(rules, 4, {"punter": [...], "banker": [...]}, opponents)
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,7 +29,7 @@ from agents.learned import MLPPolicy
 from siete_env.features import fold_suits
 from siete_env.game import HIT_UP, STAND
 
-__all__ = ["average_samples", "banker_samples", "distill_average", "distill_banker", "write_actor"]
+__all__ = ["banker_samples", "distill_banker"]
 
 
 def banker_samples(tables: Any, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -91,13 +77,24 @@ def distill_banker(
     import torch
     from torch import nn
 
+    torch.manual_seed(seed)
     X, y = banker_samples(tables, samples, seed)
     if X.shape[1] != start.input_size:
         raise ValueError(
             f"the start network reads {start.input_size} features, the tables' banker states {X.shape[1]}: "
             "it was trained for other rules"
         )
-    net = _torch_net(start)
+    act = {"Tanh": nn.Tanh, "ReLU": nn.ReLU}[start.activation]
+    mods: list[nn.Module] = []
+    for i, (w, b) in enumerate(start.layers):  # MLPPolicy keeps (in, out) weights
+        lin = nn.Linear(w.shape[0], w.shape[1])
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(w.T.copy()))
+            lin.bias.copy_(torch.from_numpy(b.copy()))
+        mods.append(lin)
+        if i < len(start.layers) - 1:
+            mods.append(act())
+    net = nn.Sequential(*mods)
     Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.float32))
 
     def diff(xb: torch.Tensor) -> torch.Tensor:  # z_hit - z_stand: the masked softmax's hit logit
@@ -123,159 +120,6 @@ def distill_banker(
             loss.backward()
             opt.step()
         sched.step()
-    return _policy(net, start.activation), {"samples": float(len(X)), "mae_before": before, "mae_after": mae()}
-
-
-def _torch_net(start: MLPPolicy):
-    """A torch ``Sequential`` with ``start``'s layers and weights (the fit's starting point)."""
-    import torch
-    from torch import nn
-
-    act = {"Tanh": nn.Tanh, "ReLU": nn.ReLU}[start.activation]
-    mods: list[nn.Module] = []
-    for i, (w, b) in enumerate(start.layers):  # MLPPolicy keeps (in, out) weights
-        lin = nn.Linear(w.shape[0], w.shape[1])
-        with torch.no_grad():
-            lin.weight.copy_(torch.from_numpy(w.T.copy()))
-            lin.bias.copy_(torch.from_numpy(b.copy()))
-        mods.append(lin)
-        if i < len(start.layers) - 1:
-            mods.append(act())
-    return nn.Sequential(*mods)
-
-
-def _policy(net: Any, activation: str) -> MLPPolicy:
-    """``net`` (``_torch_net``'s) back as an ``MLPPolicy``."""
-    from torch import nn
-
     lins = [m for m in net if isinstance(m, nn.Linear)]
-    return MLPPolicy([(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in lins], activation)
-
-
-def average_samples(sampler: Any, role: str, members: list[MLPPolicy], opponents: dict[str, MLPPolicy],
-                    hands: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The states of ``role`` the uniform mixture of ``members`` reaches, and its play there:
-    ``(obs, masks, targets, weights)``, one row per distinct (observation, mask), ``targets``
-    the members' action probabilities averaged over the row's visits and ``weights`` its
-    visits. ``hands`` hands in all on ``sampler`` (a ``training.vine.VineSampler``), shared
-    equally by the members and by the role's seats: in each share one seat is the member's
-    and recorded, every other seat plays ``opponents[its role]`` (see the module docstring)."""
-    from training.vine import BANKER, PUNTER
-
-    seats_of_role = sampler.record(PUNTER if role == "punter" else BANKER)
-    shares = [(m, s) for m in members for s in seats_of_role]
-    obs, masks, probs = [], [], []
-    for i, (member, seat) in enumerate(shares):
-        n = hands // len(shares) + (i < hands % len(shares))
-        players = sampler.seats(opponents["punter"], opponents["banker"])
-        players[seat] = member
-        for o, m, p, _ in sampler.play(n, players, [seat], sampler.rng):
-            obs.append(o)
-            masks.append(m)
-            probs.append(p)
-    if not obs:
-        raise ValueError(f"no {role} decision in {hands} hands")
-    rows, legal, played = np.concatenate(obs), np.concatenate(masks), np.concatenate(probs)
-    groups = sampler.distinct(rows, legal)
-    if groups is None:  # pragma: no cover  (a collision of the rows' keys: every row kept)
-        return rows, legal, played, np.ones(len(rows))
-    first, inv = groups
-    w = np.bincount(inv, minlength=len(first)).astype(np.float64)
-    t = np.stack([np.bincount(inv, weights=played[:, a], minlength=len(first)) for a in range(played.shape[1])], 1)
-    return rows[first], legal[first], t / w[:, None], w
-
-
-def distill_average(
-    rules: Any,
-    num_players: int,
-    members: dict[str, list[MLPPolicy]],
-    opponents: dict[str, MLPPolicy],
-    hands: int = 600_000,
-    epochs: int = 30,
-    batch_size: int = 4096,
-    learning_rate: float = 1e-3,
-    seed: int = 0,
-    tables: int = 100_000,
-) -> tuple[dict[str, MLPPolicy], dict[str, dict[str, float]]]:
-    """One network per role of ``members`` (role -> its snapshots, as ``MLPPolicy``) fitted
-    to the uniform mixture of them (the module docstring), starting from the last member's
-    weights; ``opponents`` (role -> policy) sit at the other seats. ``hands`` per role.
-    Returns the networks and per role the fit's figures: the distinct states, the decisions,
-    and the weighted KL divergence from the targets before and after."""
-    import torch
-
-    from training.vine import VineSampler
-
-    sampler = VineSampler(rules, tables, seed, num_players)
-    out: dict[str, MLPPolicy] = {}
-    info: dict[str, dict[str, float]] = {}
-    gen = torch.Generator().manual_seed(seed)
-    for role, snaps in members.items():
-        if not snaps:
-            raise ValueError(f"no {role} snapshot to distil")
-        X, M, T, w = average_samples(sampler, role, snaps, opponents, hands)
-        start = snaps[-1]
-        if X.shape[1] != start.input_size:
-            raise ValueError(f"the {role} networks read {start.input_size} features, the table's {X.shape[1]}")
-        net = _torch_net(start)
-        Xt = torch.from_numpy(np.asarray(X, np.float32))
-        legal = torch.from_numpy(np.asarray(M) > 0)
-        Tt = torch.from_numpy(np.asarray(T, np.float32))
-        Wt = torch.from_numpy((w / w.mean()).astype(np.float32))
-        ent = -(Tt * torch.log(Tt.clamp_min(1e-12))).sum(1)  # the targets' entropy: KL = cross-entropy - this
-
-        def kl(idx, net=net, Xt=Xt, legal=legal, Tt=Tt, Wt=Wt, ent=ent) -> torch.Tensor:
-            logp = torch.log_softmax(net(Xt[idx]).masked_fill(~legal[idx], -1e9), 1)
-            return (((-(Tt[idx] * logp).sum(1)) - ent[idx]) * Wt[idx]).sum() / Wt[idx].sum()
-
-        with torch.no_grad():
-            before = float(kl(slice(None)))
-        opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
-        for _ in range(epochs):
-            order = torch.randperm(len(Xt), generator=gen)
-            for s in range(0, len(Xt), batch_size):
-                loss = kl(order[s : s + batch_size])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            sched.step()
-        with torch.no_grad():
-            after = float(kl(slice(None)))
-        out[role] = _policy(net, start.activation)
-        info[role] = {"states": float(len(X)), "decisions": float(w.sum()), "kl_before": before, "kl_after": after}
-    sampler.close()
-    return out, info
-
-
-def write_actor(model: str | Path, policy: MLPPolicy, out: str | Path) -> None:
-    """``model`` (a MaskablePPO ``.zip`` of ``train.py``) saved as ``out`` with ``policy``'s
-    weights in its actor (the hidden layers of ``mlp_extractor.policy_net`` and
-    ``action_net``); every other entry as it was. Nothing is unpickled: the weights are read
-    by ``agents.learned.read_model_tensors``. ``out`` is written whole or not at all."""
-    import io
-    import zipfile
-
-    import torch
-
-    from agents.learned import read_model_zip
-    from training.outputs import write_atomic
-
-    state, _ = read_model_zip(model)
-    prefix = "mlp_extractor.policy_net."
-    idx = sorted(int(k[len(prefix) :].split(".")[0]) for k in state if k.startswith(prefix) and k.endswith(".weight"))
-    keys = [f"{prefix}{i}" for i in idx] + ["action_net"]
-    if len(keys) != len(policy.layers):
-        raise ValueError(f"{model}'s actor has {len(keys)} layers, the policy {len(policy.layers)}")
-    for k, (w, b) in zip(keys, policy.layers, strict=True):  # MLPPolicy keeps (in, out) weights
-        if tuple(state[f"{k}.weight"].shape) != w.T.shape:
-            raise ValueError(f"{model}'s {k} is {tuple(state[f'{k}.weight'].shape)}, the policy's {w.T.shape}")
-        state[f"{k}.weight"] = torch.from_numpy(np.ascontiguousarray(w.T))
-        state[f"{k}.bias"] = torch.from_numpy(np.array(b))
-    buf = io.BytesIO()
-    torch.save(state, buf)
-    data = io.BytesIO()
-    with zipfile.ZipFile(model) as src, zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            dst.writestr(info, buf.getvalue() if info.filename == "policy.pth" else src.read(info.filename))
-    write_atomic(out, data.getvalue())
+    layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in lins]
+    return MLPPolicy(layers, start.activation), {"samples": float(len(X)), "mae_before": before, "mae_after": mae()}

@@ -40,7 +40,6 @@ from training.config import TrainConfig  # noqa: E402
 from training.runs import (  # noqa: E402
     FINAL_TABLES,
     ROLES,
-    FinalAverage,
     FinalMixture,
     RunState,
     heaviest_member,
@@ -117,15 +116,9 @@ def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: floa
     """After the last generation: the final pair (the mixture, or a snapshot per role)."""
     state.selected = {}
     state.final = None
-    state.average = None
     if cfg.evaluation.select == "mixture":
         _final_mixture(cfg, run_dir, state, pop)
         state.wall_seconds = time.perf_counter() - started
-    if cfg.evaluation.select == "average":
-        _final_average(cfg, run_dir, state)
-        state.wall_seconds = time.perf_counter() - started
-        state.save(run_dir)
-        return state
     for role in ROLES:
         g = select_generation(cfg, state, role)
         state.selected[role] = g
@@ -175,44 +168,6 @@ def _final_mixture(cfg: TrainConfig, run_dir: Path, state: RunState, pop) -> Non
     print(
         f"final mixture of the snapshots: NashConv {sol.result.nash_conv:.4f} chips per hand (within "
         f"{sum(pop.gaps.values()):.4f} of the least exploitable mixture of these snapshots)"
-    )
-
-
-def average_members(cfg: TrainConfig, state: RunState, role: str) -> list[str]:
-    """``evaluation.select: average``: the snapshots of ``role`` whose uniform mixture the final
-    network is distilled from, oldest first: those of the last ``vine.snapshot_generations``
-    generations, their own and those taken within them (``vine.snapshot_every``)."""
-    first = state.generation - cfg.vine.snapshot_generations + 1
-    out = []
-    for gen in range(max(first, 1), state.generation + 1):
-        its = sorted((x for x in state.iterates if x["generation"] == gen), key=lambda x: x["iteration"])
-        out += [x[role] for x in its] + [state.snapshots(role)[gen - 1]]
-    return out
-
-
-def _final_average(cfg: TrainConfig, run_dir: Path, state: RunState) -> None:
-    """``evaluation.select: average``: one network per role distilled from the uniform mixture
-    of its last snapshots (``average_members``; ``training.distill.distill_average``, the
-    other role's newest snapshot at the other seats), saved as ``{role}.zip``: the newest
-    snapshot's model with the distilled actor's weights."""
-    from agents.learned import load_policy
-    from training.distill import distill_average, write_actor
-    from training.learners import derive_seed
-
-    t0 = time.perf_counter()
-    members = {r: average_members(cfg, state, r) for r in ROLES}
-    nets = {r: [load_policy(str(run_dir / m)) for m in members[r]] for r in ROLES}
-    policies, info = distill_average(
-        cfg.rules, cfg.num_players, nets, {r: nets[r][-1] for r in ROLES}, hands=cfg.evaluation.average_hands,
-        seed=derive_seed(cfg.seed, 17), tables=min(cfg.vine.tables, 100_000),
-    )  # fmt: skip
-    for r in ROLES:
-        write_actor(run_dir / members[r][-1], policies[r], run_dir / f"{r}.zip")
-        state.selected[r] = state.generation
-    state.average = FinalAverage(members, info, time.perf_counter() - t0)
-    print(
-        f"final networks distilled from the uniform mixture of the last {len(members['punter'])} snapshots of "
-        f"each role ({state.average.seconds:.0f} s)"
     )
 
 
@@ -275,28 +230,18 @@ def _generation_report(cfg: TrainConfig, run_dir: Path, state: RunState, gen: in
     )
 
 
-def _not_exact(cfg: TrainConfig) -> str | None:
-    """Why the exact evaluator does not measure this run's pairs (``None``: it does): it is
-    heads-up only, and covers the rules ``siete_env.solve.check_rules`` accepts."""
-    from siete_env import solve
-
-    if not cfg.evaluation.exact:
-        return "evaluation.exact is false"
-    if cfg.num_players != 2:
-        return "exact evaluation is heads-up only (num_players: 2)"
-    try:
-        solve.check_rules(cfg.rules)
-    except ValueError as err:
-        return f"NashConv not computed: {err}"
-    return None
-
-
 def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, pop=None) -> None:
     """The exact NashConv of the generation's pair (``siete_env.solve``), when the exact
     evaluator covers the rules (heads-up spanish without splits); else the reason once."""
-    note = _not_exact(cfg)
-    if note is not None:
-        state.exact_note = note
+    from siete_env import solve
+
+    if cfg.num_players != 2:
+        state.exact_note = "exact evaluation is heads-up only (num_players: 2)"
+        return
+    try:
+        solve.check_rules(cfg.rules)
+    except ValueError as err:
+        state.exact_note = f"NashConv not computed: {err}"
         return
     _, row = _exact_pair(cfg, run_dir, state.punter_snapshots[-1], state.banker_snapshots[-1], pop)
     state.nash_conv.append({"generation": gen, **row})
@@ -305,12 +250,10 @@ def _exact_generation(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int
 
 def _exact_iterate(cfg: TrainConfig, run_dir: Path, state: RunState, gen: int, it: int, rel: dict[str, str],
                    pop=None) -> None:  # fmt: skip
-    """A snapshot within generation ``gen`` (after iteration ``it``; ``vine.snapshot_every``),
-    recorded in ``state.iterates`` with its exact NashConv where the exact evaluator covers
-    the run; the pair joins the population the final mixture is chosen from."""
-    row = {}
-    if _not_exact(cfg) is None:
-        _, row = _exact_pair(cfg, run_dir, rel["punter"], rel["banker"], pop)
+    """A snapshot within generation ``gen`` (after iteration ``it``; ``vine.snapshot_every``):
+    its exact NashConv, recorded in ``state.iterates``; the pair joins the population the
+    final mixture is chosen from."""
+    _, row = _exact_pair(cfg, run_dir, rel["punter"], rel["banker"], pop)
     state.iterates.append({"generation": gen, "iteration": it, **rel, **row})
 
 

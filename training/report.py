@@ -264,7 +264,6 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "exact_note": state.exact_note,
         "selected": state.selected or None,
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
-        "average": asdict(state.average) if state.average else None,
         "final_nash_conv": final_nc,
         "exploit": exploit,
         "exploitability": exploitability_vs_baselines(t.to_dict(), exploit, lp, lb, cfg.num_players),
@@ -314,8 +313,7 @@ def _plots(cfg: TrainConfig, run_dir: Path, t: Tournament, state: RunState, name
         out.append("learning_curves.png")
     # every measured pair in time order: the generations' and the snapshots within them (vine.snapshot_every)
     timed = sorted(
-        (x for x in state.nash_conv + state.iterates if "wall_seconds" in x and "nash_conv" in x),
-        key=lambda x: x["wall_seconds"],
+        (x for x in state.nash_conv + state.iterates if "wall_seconds" in x), key=lambda x: x["wall_seconds"]
     )
     if timed:
         ref = _reference(cfg)
@@ -482,20 +480,6 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
             + " / ".join(member_label(heaviest_member(fin["weights"][r])) for r in ROLES)
             + ")."
         )
-    avg = report.get("average")
-    if avg:
-        fit = avg["fit"]
-        return (
-            "- Final policies: **one network per role distilled from the uniform mixture of its last snapshots** "
-            "(`evaluation.select: average`; training.distill.distill_average: each member's own play, "
-            f"{cfg.evaluation.average_hands:,} hands a role, reach-weighted; {avg['seconds']:.0f} s). Punter: "
-            + ", ".join(member_label(m) for m in avg["members"]["punter"])
-            + "; banker: "
-            + ", ".join(member_label(m) for m in avg["members"]["banker"])
-            + ". The fit's KL divergence from the mixture's play, weighted by visits: punter "
-            + f"{fit['punter']['kl_after']:.4f} (the newest snapshot's {fit['punter']['kl_before']:.4f}), banker "
-            + f"{fit['banker']['kl_after']:.4f} ({fit['banker']['kl_before']:.4f})."
-        )
     if not sel:
         return ""
     how = (
@@ -638,7 +622,7 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
                 f"**{abs(fnc['ev'] - ref['value']):.4f}** from it.",
                 "",
             ]
-    its = [x for x in report.get("iterates") or [] if "nash_conv" in x]  # those measured exactly
+    its = report.get("iterates") or []
     if nc:
         lines += [
             "## Exploitability by generation (exact; each generation's newest pair)",

@@ -67,16 +67,6 @@ class FinalMixture:
 
 
 @dataclass
-class FinalAverage:
-    """``evaluation.select: average``: the final networks, each distilled from the uniform
-    mixture of its role's last snapshots (``training.driver.average_members``)."""
-
-    members: dict[str, list[str]]  # per role: the snapshots mixed, oldest first
-    fit: dict[str, dict[str, float]]  # per role: training.distill.distill_average's figures
-    seconds: float
-
-
-@dataclass
 class RunState:
     """The progress of a run (``state.json``; the JSON keys are the field names)."""
 
@@ -92,7 +82,6 @@ class RunState:
     exact_note: str | None = None  # why the exact evaluation was not made
     selected: dict[str, int] = field(default_factory=dict)  # per role: the generation chosen
     final: FinalMixture | None = None
-    average: FinalAverage | None = None
     # snapshots within generations (vine.snapshot_every): generation, iteration, both files, their exact measure
     iterates: list[dict[str, Any]] = field(default_factory=list)
 
@@ -110,12 +99,11 @@ class RunState:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunState:
         known = {f.name for f in fields(cls)}
-        state = cls(**{k: v for k, v in data.items() if k in known and k not in ("final", "average")})
-        for key, kind in (("final", FinalMixture), ("average", FinalAverage)):
-            if data.get(key):
-                if not isinstance(data[key], dict):
-                    raise ValueError(f"{key} must be an object, got {data[key]!r}")
-                setattr(state, key, kind(**data[key]))
+        state = cls(**{k: v for k, v in data.items() if k in known and k != "final"})
+        if data.get("final"):
+            if not isinstance(data["final"], dict):
+                raise ValueError(f"final must be an object, got {data['final']!r}")
+            state.final = FinalMixture(**data["final"])
         return state
 
     @classmethod

@@ -162,17 +162,11 @@ def ship_networks(run: Path, name: str, command: str, commit: str) -> Path:
     pair = build_network_pair(run)
     dst = TARGET / f"{name}.npz"
     pair.save(dst)
-    report = json.loads((run / "report.json").read_text())
-    cfg = report["config"]
-    how = (
-        "each distilled from the uniform mixture of its last generation's snapshots"
-        if report.get("average")
-        else "its last generation"
-    )
+    cfg = json.loads((run / "report.json").read_text())["config"]
     meta = {
         "file": dst.name,
         "kind": "networks",
-        "what": f"the final punter and banker networks of the {cfg['name']} training run ({how}), sampled",
+        "what": f"the final punter and banker networks of the {cfg['name']} training run (its last generation), sampled",
         "command": command,
         "run": str(run),
         "commit": commit,

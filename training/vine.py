@@ -179,10 +179,10 @@ class VineSampler:
     def _probs(self, net, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``net.probs`` computed once per distinct (observation, mask) row: the rows a
         batch of tables shows repeat (about one in seven is new), and the network is most
-        of a sample's time. Rows are grouped by ``distinct``; if that fails, every row is
+        of a sample's time. Rows are grouped by ``_groups``; if that fails, every row is
         computed."""
         if len(obs) >= 512:
-            g = self.distinct(obs, masks, len(obs) // 2)
+            g = self._groups(obs, masks, len(obs) // 2)
             if g is not None:
                 first, inv = g
                 return net.probs(obs[first], masks[first])[inv]
@@ -193,7 +193,7 @@ class VineSampler:
         asked once per distinct row, as ``_probs``."""
         obs, masks = self.t.observe(games)
         if len(obs) >= 512:
-            g = self.distinct(obs, masks, len(obs) // 2, self._key_raw)
+            g = self._groups(obs, masks, len(obs) // 2, self._key_raw)
             if g is not None:
                 first, inv = g
                 return player.probs(obs[first], masks[first])[inv]
@@ -201,12 +201,12 @@ class VineSampler:
 
     def row_keys(self, obs: np.ndarray, masks: np.ndarray, key_obs: np.ndarray | None = None) -> np.ndarray:
         """Each (observation, mask) row's key (float64): a fixed random projection, the same
-        for equal rows (what ``distinct`` groups by; a collision is checked there).
+        for equal rows (what ``_groups`` groups by; a collision is checked there).
         ``key_obs``: the projection of another observation width (``_key_raw``: unfolded)."""
         w = self._key_obs if key_obs is None else key_obs
         return _row_keys(np.asarray(obs, np.float32), np.asarray(masks, np.int8), w, self._key_mask)
 
-    def distinct(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None, key_obs=None):
+    def _groups(self, obs: np.ndarray, masks: np.ndarray, most: int | None = None, key_obs=None):
         """The distinct (observation, mask) rows: ``(first, inv)`` with ``obs[first][inv] ==
         obs`` (and the masks), or ``None`` if there are more than ``most`` of them. Rows
         are grouped by a key (a fixed random projection, computed in a compiled loop) and
@@ -225,7 +225,7 @@ class VineSampler:
         merged rows, each weighted, is the loss over the decisions (``VinePPO.train_on``),
         computed on a fraction of the rows (the punter's decisions repeat about twelve
         times, the banker's about four)."""
-        g = self.distinct(batch.obs, batch.masks)
+        g = self._groups(batch.obs, batch.masks)
         if g is None:  # pragma: no cover  (a collision of keys: keep every row)
             return batch
         first, inv = g
@@ -359,25 +359,17 @@ class VineSampler:
         self._sent[key] = player  # kept: its id stays its own
         return ("frozen", key, player)
 
-    def play(self, hands: int, seats: list, record: list[int], rng) -> list:
-        """``hands`` fresh hands, ``seats[s]`` playing seat ``s``, drawing from ``rng``: the
-        decisions at the seats ``record`` as ``(obs, masks, probs, state rows)`` parts, in
-        blocks of the tables there are (not branched)."""
+    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng) -> VineBatch:
+        """``sample`` in this process, drawing from ``rng``."""
         mine = np.zeros(self.n, np.bool_)
         mine[list(record)] = True
-        t, cap = self.t, self.t.N
+        t = self.t
+        cap = t.N
         parts: list = []
-        for s in range(0, hands, cap):
+        for s in range(0, hands, cap):  # the main hands, in blocks of the tables there are
             g = np.arange(min(cap, hands - s))
             t.start(g, np.full(len(g), self.BANKER_SEAT, np.int64), t.shuffled_decks(len(g), rng))
             parts += self._play_out(g, seats, rng, record=mine)
-        return parts
-
-    def _sample(self, hands: int, seats: list, record: list[int], merge: bool, rng) -> VineBatch:
-        """``sample`` in this process, drawing from ``rng``."""
-        t = self.t
-        cap = t.N
-        parts = self.play(hands, seats, record, rng)
         if not parts:
             raise ValueError(f"no decision at the seats {list(record)} in {hands} hands")
         obs = np.concatenate([x[0] for x in parts])
