@@ -77,7 +77,6 @@ def distill_banker(
     import torch
     from torch import nn
 
-    torch.manual_seed(seed)
     X, y = banker_samples(tables, samples, seed)
     if X.shape[1] != start.input_size:
         raise ValueError(
