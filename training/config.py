@@ -228,6 +228,13 @@ class VineConfig(_Strict):
         "weighted by its count, its played values averaged): the same loss on a fraction of the rows",
     )
     tables: int = Field(200_000, ge=1, description="batched tables per learner (the copies of a branch step together)")
+    explore: float = Field(
+        0.0,
+        ge=0.0,
+        lt=1.0,
+        description="the banker learner's hands: each punter move is a uniformly random legal one with this "
+        "probability, so that the banker also meets the moves its punter seldom makes (0: none)",
+    )
     workers: int = Field(
         1,
         ge=1,

@@ -52,7 +52,7 @@ from agents.learned import MLPPolicy
 from siete_env.batched import BatchedTables
 from siete_env.batched import kernels as K
 
-__all__ = ["Frozen", "VineBatch", "VineSampler", "VinePPO", "actor"]
+__all__ = ["Explore", "Frozen", "VineBatch", "VineSampler", "VinePPO", "actor"]
 
 PUNTER, BANKER = 0, 1  # role indices (training.runs.ROLES order)
 _CRN_DRAWS = 32  # common random numbers per branched decision (a hand never has more decisions)
@@ -141,6 +141,20 @@ class Frozen:
 
         p = np.asarray(policy_probs(self.agent, obs, masks), np.float64)
         return np.where(masks > 0, p, 0.0)
+
+
+class Explore:
+    """A player whose moves are ``policy``'s mixed with uniformly random legal ones: with
+    probability ``share`` a random legal move (``vine.explore``: the punters the banker
+    learner plays, so that it also meets the moves its punter seldom makes)."""
+
+    def __init__(self, policy: Any, share: float):
+        self.policy, self.share = policy, float(share)
+
+    def probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        legal = (np.asarray(masks) > 0).astype(np.float64)
+        uniform = legal / legal.sum(axis=-1, keepdims=True)
+        return (1.0 - self.share) * self.policy.probs(obs, masks) + self.share * uniform
 
 
 class VineSampler:

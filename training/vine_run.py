@@ -39,7 +39,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
     try:
         import torch
 
-        from training.vine import BANKER, PUNTER, VineSampler, actor
+        from training.vine import BANKER, PUNTER, Explore, VineSampler, actor
 
         cfg = TrainConfig(**cfg_data)
         torch.set_num_threads(cfg.threads)
@@ -84,7 +84,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 set_rates(model, rates.learning_rate, magnet=rates.magnet)
             nets = [None, None]
             nets[me] = actor(model.policy)
-            nets[1 - me] = other
+            nets[1 - me] = Explore(other, v.explore) if me == BANKER and v.explore else other
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, sampler.seats(*nets), sampler.record(me), v.merge)
