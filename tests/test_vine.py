@@ -485,3 +485,29 @@ def test_frozen_players_and_helper_processes():
     assert a.decisions > 1000
     for x, y in zip((a.obs, a.masks, a.q, a.weight), (b.obs, b.masks, b.q, b.weight), strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_explore_mixes_random_legal_moves_into_a_policy():
+    """``vine.explore``: the banker learner's punters (``Explore``) play the policy's
+    probabilities mixed with the uniform ones over the legal moves, never an illegal one;
+    a share of 1 or more is refused."""
+    from agents.learned import MLPPolicy
+    from training.config import TrainConfig
+    from training.vine import Explore, VineSampler
+
+    rng = np.random.default_rng(0)
+    s = VineSampler(RULES, 2000, seed=0)
+    D, A = s.D, s.A
+    pol = MLPPolicy(
+        [(rng.normal(0, 2.0, (16, D)), rng.normal(0, 1, 16)), (rng.normal(0, 2.0, (A, 16)), rng.normal(0, 1, A))]
+    )
+    g = np.arange(200)
+    s.t.start(g, np.full(200, s.BANKER_SEAT, np.int64), s.t.shuffled_decks(200, s.rng))
+    obs, masks = s.t.observe(g, fold=s.fold)
+    p, q = pol.probs(obs, masks), Explore(pol, 0.3).probs(obs, masks)
+    legal = masks > 0
+    uniform = legal / legal.sum(1, keepdims=True)
+    assert np.allclose(q, 0.7 * p + 0.3 * uniform, atol=PROBS) and np.allclose(q.sum(1), 1.0, atol=PROBS)
+    assert (q[~legal] == 0).all() and (q[legal] > 0).all()
+    with pytest.raises(ValueError, match="explore"):
+        TrainConfig(vine={"explore": 1.0})

@@ -202,7 +202,8 @@ def exploitability_markdown(ex: dict[str, Any], names: dict[str, str], unit: str
         lines.append(
             f"- Learned {role}: less exploitable than every baseline {role}: **{'MET' if x['met'] else 'NOT MET'}**"
             + (f" (not apart: {', '.join(not_apart)})" if not_apart else "")
-            + f"; its responder's gain per punter {g['mean']:+.4f} ± {g['ci95']:.4f} "
+            + f"; a responder in the {role}'s seat gains {g['mean']:+.4f} ± {g['ci95']:.4f} per punter against the "
+            + f"learned {'punters' if role == 'banker' else 'banker'} "
             + ("(≤ 0.05)" if g["mean"] <= 0.05 else "(**over 0.05**)")
         )
     lines.append("")
