@@ -149,11 +149,13 @@ class Explore:
     learner plays, so that it also meets the moves its punter seldom makes)."""
 
     def __init__(self, policy: Any, share: float):
+        from siete_env.opponents import UniformRandom
+
         self.policy, self.share = policy, float(share)
+        self.uniform = UniformRandom(0)  # its probabilities only: uniform over the legal moves
 
     def probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        legal = (np.asarray(masks) > 0).astype(np.float64)
-        uniform = legal / legal.sum(axis=-1, keepdims=True)
+        uniform = self.uniform.action_probs(obs, np.asarray(masks))
         return (1.0 - self.share) * self.policy.probs(obs, masks) + self.share * uniform
 
 
