@@ -73,15 +73,6 @@ class Rates(NamedTuple):
     magnet: float  # VinePPO's pull toward the uniform policy
 
 
-def walk(first: float, final: float | None, generation: int, generations: int) -> float:
-    """A schedule's value at a generation (1-based): linear from ``first`` (generation 1) to
-    ``final`` (the last); ``first`` throughout where ``final`` is None."""
-    if final is None:
-        return first
-    f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
-    return first + f * (final - first)
-
-
 class PPOConfig(_Strict):
     """A learner's network and its mirror-descent step (``training.vine.VinePPO``; the
     names are SB3's where it has them). The defaults are the shipped recipe's
@@ -127,10 +118,12 @@ class PPOConfig(_Strict):
     def at(self, generation: int, generations: int) -> Rates:
         """The rates of a generation (1-based): linear from the first generation's values
         to the ``*_final`` ones at the last (constant where ``*_final`` is unset)."""
-        return Rates(
-            walk(self.learning_rate, self.learning_rate_final, generation, generations),
-            walk(self.magnet, self.magnet_final, generation, generations),
-        )
+        f = (generation - 1) / (generations - 1) if generations > 1 else 0.0
+
+        def walk(first: float, final: float | None) -> float:
+            return first if final is None else first + f * (final - first)
+
+        return Rates(walk(self.learning_rate, self.learning_rate_final), walk(self.magnet, self.magnet_final))
 
 
 class RoleConfig(_Strict):
@@ -241,12 +234,6 @@ class VineConfig(_Strict):
         lt=1.0,
         description="the banker learner's hands: each punter move is a uniformly random legal one with this "
         "probability, so that the banker also meets the moves its punter seldom makes (0: none)",
-    )
-    explore_final: float | None = Field(
-        None,
-        ge=0.0,
-        lt=1.0,
-        description="if set: the explore share goes linearly from explore (generation 1) to this (the last)",
     )
     workers: int = Field(
         1,

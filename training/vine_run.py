@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from training.config import TrainConfig, walk
+from training.config import TrainConfig
 from training.learners import derive_seed, learner_model, make_venv, set_rates
 from training.runs import ROLES, RunState, begin_learner_process, iterate_snapshot
 from training.seam import Snapshots
@@ -84,8 +84,7 @@ def vine_learner(role: str, cfg_data: dict[str, Any], run_dir: str, snapshot: st
                 set_rates(model, rates.learning_rate, magnet=rates.magnet)
             nets = [None, None]
             nets[me] = actor(model.policy)
-            share = walk(v.explore, v.explore_final, gen, cfg.generations) if me == BANKER else 0.0
-            nets[1 - me] = Explore(other, share) if share else other
+            nets[1 - me] = Explore(other, v.explore) if me == BANKER and v.explore else other
             t0 = time.perf_counter()
             before = sampler.steps
             batch = sampler.sample(hands, sampler.seats(*nets), sampler.record(me), v.merge)
