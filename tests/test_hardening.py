@@ -492,3 +492,25 @@ def test_no_warnings_from_a_clean_episode():
         e = raw_env(num_players=3)
         e.reset(seed=0)
         _play_out(e)
+
+
+@pytest.mark.parametrize("module", ["training.evaluate_cli", "training.driver"])
+def test_the_commands_run_numpy_on_one_blas_thread(module):
+    """``evaluate.py`` and ``train.py`` set one BLAS thread before numpy loads
+    (``training.blas``): a second OpenBLAS thread per process spun against the other
+    responder of a pair run side by side and halved both. A value set outside is kept."""
+    code = f"import os, {module}, numpy; print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+
+    def run(**extra):
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env={**base, **extra}, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+
+    unset, pinned, outside = run(), run(OPENBLAS_NUM_THREADS="1"), run(OPENBLAS_NUM_THREADS="2")
+    assert unset == pinned and unset[0] == "1"  # the same threads as a process told one BLAS thread
+    assert outside[0] == "2"

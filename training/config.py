@@ -163,12 +163,17 @@ class EvaluationConfig(_Strict):
     map_hands: int = Field(20_000, ge=100, description="hands recorded for each strategy map of the report")
     seed: int = Field(2026, ge=0)
     exact: bool = Field(True, description="exact EV / best responses / NashConv when the rules are covered")
-    select: Literal["last", "best_worst", "mixture"] = Field(
+    select: Literal["last", "best_worst", "mixture", "one_step"] = Field(
         "mixture",
         description="which snapshot becomes the final policy of each role: the last one, or the one whose "
         "worst result against the evaluation baselines (lower 95% bound, per-generation evaluation) is best; "
         "or (mixture) a mixture of all the snapshots, weighted to be least exploitable in the full game "
-        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz",
+        "(siete_env.solve.mixture; heads-up rules the exact evaluator covers), saved as final.npz; or (one_step) "
+        "the pair of the last select_generations generations whose larger one-step gain is least "
+        "(training.selection: for rules without an exact measure)",
+    )
+    select_generations: int = Field(
+        3, ge=1, description="evaluation.select: one_step: the last generations whose pairs are the candidates"
     )
     mixture_iterations: int = Field(
         30, ge=0, description="exact best responses per role in the search for the least-exploitable mixture"

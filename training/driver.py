@@ -19,25 +19,19 @@ then ``train.py`` writes the report (``training.report``).
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
-# numpy's BLAS takes its thread count when numpy loads: one per process here (the learner
-# processes, and this one's banker tables split over both cores, each take a core: two
-# BLAS threads in each would fight for the two). A value set outside is kept; the learners
-# get ``threads`` (``_train``).
-_BLAS_VARS = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS") if v not in os.environ]
-for _var in _BLAS_VARS:
-    os.environ[_var] = "1"
+from training.blas import UNSET as _BLAS_VARS  # first: one BLAS thread before numpy loads (the learners: ``threads``)
 
-import yaml  # noqa: E402
+# isort: split
+import yaml
 
-from agents.specs import AgentSpec  # noqa: E402
-from training.config import TrainConfig  # noqa: E402
-from training.runs import (  # noqa: E402
+from agents.specs import AgentSpec
+from training.config import TrainConfig
+from training.runs import (
     FINAL_TABLES,
     ROLES,
     FinalMixture,
@@ -45,7 +39,7 @@ from training.runs import (  # noqa: E402
     heaviest_member,
     lock_run_dir,
 )
-from training.seam import Learner, Snapshots  # noqa: E402
+from training.seam import Learner, Snapshots
 
 __all__ = ["make_learner", "select_generation", "train"]
 
@@ -119,6 +113,9 @@ def _finish(cfg: TrainConfig, run_dir: Path, state: RunState, pop, started: floa
     if cfg.evaluation.select == "mixture":
         _final_mixture(cfg, run_dir, state, pop)
         state.wall_seconds = time.perf_counter() - started
+    if cfg.evaluation.select == "one_step":
+        _one_step(cfg, run_dir, state)
+        state.wall_seconds = time.perf_counter() - started
     for role in ROLES:
         g = select_generation(cfg, state, role)
         state.selected[role] = g
@@ -171,6 +168,32 @@ def _final_mixture(cfg: TrainConfig, run_dir: Path, state: RunState, pop) -> Non
     )
 
 
+def _one_step(cfg: TrainConfig, run_dir: Path, state: RunState) -> None:
+    """``evaluation.select: one_step``: each of the last ``select_generations`` generations'
+    pair measured by its one-step gains (``training.selection``), kept in the state."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.learners import derive_seed
+    from training.selection import chosen, one_step_gains
+    from training.vine import actor
+
+    t0 = time.perf_counter()
+    torch.set_num_threads(1)
+    n = len(state.punter_snapshots)
+    state.one_step = []
+    for gen in range(max(1, n - cfg.evaluation.select_generations + 1), n + 1):
+        p, b = (actor(MaskablePPO.load(run_dir / state.snapshots(r)[gen - 1], device="cpu").policy) for r in ROLES)
+        g = one_step_gains(cfg.rules, cfg.num_players, p, b, derive_seed(cfg.seed, 6, gen))
+        state.one_step.append({"generation": gen, "punter": g.punter, "banker": g.banker})
+    best = chosen(state.one_step)
+    print(
+        "one-step gains of the last generations' pairs (a punter's / the bank's, per punter): "
+        + ", ".join(f"generation {c['generation']} {c['punter']:+.4f} / {c['banker']:+.4f}" for c in state.one_step)
+        + f"; the final pair: generation {best['generation']} ({time.perf_counter() - t0:.0f} s)"
+    )
+
+
 def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
     """The generation whose snapshot becomes the final ``role`` policy: the last, or
     (``evaluation.select: best_worst``) the one with the best worst-case lower bound
@@ -190,6 +213,10 @@ def select_generation(cfg: TrainConfig, state: RunState, role: str) -> int:
         if top in snaps:
             return snaps.index(top) + 1
         return next((x["generation"] for x in state.iterates if x[role] == top), n)
+    if e.select == "one_step" and state.one_step:  # the pair whose larger one-step gain is least
+        from training.selection import chosen
+
+        return int(chosen(state.one_step)["generation"])
     if e.select == "last" or not all(k in curves and len(curves[k]) == n for k in keys):
         return n
     lows = [min(curves[k][i] - curves[k + "_ci"][i] for k in keys) for i in range(n)]

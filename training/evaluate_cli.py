@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training import blas  # noqa: F401  (first: one BLAS thread before numpy loads)
+
+# isort: split
 from agents.specs import AgentSpec, check_spec, make_agent
 from agents.tournament import round_robin
 from siete_env import version_text

@@ -264,6 +264,7 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "iterates": state.iterates or None,
         "exact_note": state.exact_note,
         "selected": state.selected or None,
+        "one_step": state.one_step or None,
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
         "final_nash_conv": final_nc,
         "exploit": exploit,
@@ -489,6 +490,14 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
         if cfg.evaluation.select == "best_worst"
         else "the last snapshot"
     )
+    one_step = report.get("one_step") or []
+    if cfg.evaluation.select == "one_step" and one_step:
+        how = (
+            "of the last generations' pairs, the one whose larger one-step gain is least (training.selection; "
+            "a punter's / the bank's, chips a hand per punter: "
+            + ", ".join(f"generation {c['generation']} {c['punter']:+.4f} / {c['banker']:+.4f}" for c in one_step)
+            + ")"
+        )
     return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
 
 

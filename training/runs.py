@@ -84,6 +84,8 @@ class RunState:
     final: FinalMixture | None = None
     # snapshots within generations (vine.snapshot_every): generation, iteration, both files, their exact measure
     iterates: list[dict[str, Any]] = field(default_factory=list)
+    # evaluation.select: one_step: per candidate generation, its pair's one-step gains (training.selection)
+    one_step: list[dict[str, float]] = field(default_factory=list)
 
     def snapshots(self, role: str) -> list[str]:
         return self.punter_snapshots if role == "punter" else self.banker_snapshots
@@ -146,9 +148,12 @@ class RunState:
         for key in ("learn_seconds", "learn_steps", "curves", "selected"):
             if not isinstance(getattr(self, key), dict):
                 raise ValueError(f"{key} must be an object, got {getattr(self, key)!r}")
-        for key in ("nash_conv", "iterates"):
+        for key in ("nash_conv", "iterates", "one_step"):
             if not isinstance(getattr(self, key), list):
                 raise ValueError(f"{key} must be a list, got {getattr(self, key)!r}")
+        for x in self.one_step:
+            if not isinstance(x, dict) or not is_int(x.get("generation")):
+                raise ValueError(f"one_step: each entry names its generation, got {x!r}")
         for x in self.iterates:
             if not isinstance(x, dict) or not is_int(x.get("generation")) or not is_int(x.get("iteration")):
                 raise ValueError(f"iterates: each entry names its generation and iteration, got {x!r}")
