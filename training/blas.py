@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import os
 
-UNSET = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS") if v not in os.environ]
+VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+ONE = dict.fromkeys(VARS, "1")
+"""The environment of a child process with one BLAS thread (``mock.patch.dict(os.environ,
+ONE)`` around its start: the sampler's helpers, the responders' pool)."""
+UNSET = [v for v in VARS if v not in os.environ]
 """The variables this process found unset (and set to 1): the learners get theirs from the config."""
 for _var in UNSET:
     os.environ[_var] = "1"

@@ -342,8 +342,9 @@ class VineSampler:
         import os
         from unittest import mock
 
+        from training.blas import ONE as one
+
         ctx = mp.get_context("spawn")
-        one = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")
         for _ in range(workers - 1):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_sampler_worker, args=(child, self.t.rules, self.t.N, self.n, os.getpid()),
