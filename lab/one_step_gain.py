@@ -1,7 +1,8 @@
 """Each role's one-step gain against a pair of networks (``training.selection``: what
 ``evaluation.select: one_step`` ranks candidates by), for run folders or their
 ``gen_NNN`` folders (``punter.zip`` and ``banker.zip``): the measure checked against the
-learned best responses of docs/experiments.md#choosing-the-final-pair-by-its-one-step-gains.
+learned best responses of
+docs/experiments.md#choosing-the-final-pair-by-its-one-step-gains-evaluationselect-one_step.
 
     python lab/one_step_gain.py RUN_OR_GEN_FOLDER ... [--rules spanish] [--players 2] [--seed 0]
 """

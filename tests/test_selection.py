@@ -50,3 +50,28 @@ def test_the_pair_whose_larger_gain_is_least_is_chosen():
     ]
     assert chosen(cands)["generation"] == 5
     assert chosen([*cands, {"generation": 7, "punter": 0.02, "banker": 0.0}])["generation"] == 7  # a tie: the later
+
+
+def test_a_run_takes_the_chosen_generation_and_says_why():
+    """``select_generation`` gives both roles the chosen pair's generation; the report's line
+    names it and every candidate's gains; ``state.json`` keeps them."""
+    from training.config import TrainConfig
+    from training.driver import select_generation
+    from training.report import _selected_text
+    from training.runs import RunState
+
+    cfg = TrainConfig(evaluation={"select": "one_step"}, vine={"snapshot_every": 0})
+    state = RunState(generation=3, punter_snapshots=[f"gen_00{g}/punter.zip" for g in (1, 2, 3)],
+                     banker_snapshots=[f"gen_00{g}/banker.zip" for g in (1, 2, 3)])  # fmt: skip
+    state.one_step = [
+        {"generation": 2, "punter": 0.04, "banker": 0.0},
+        {"generation": 3, "punter": 0.0, "banker": 0.09},
+    ]
+    assert [select_generation(cfg, state, r) for r in ("punter", "banker")] == [2, 2]
+    state.selected = {"punter": 2, "banker": 2}
+    text = _selected_text(cfg, {"selected": state.selected, "one_step": state.one_step})
+    assert "generation 2" in text and "+0.0400 / +0.0000" in text and "generation 3 +0.0000 / +0.0900" in text
+    assert RunState.from_json(state.to_json()).one_step == state.one_step
+    state.one_step = [{"punter": 0.1}]
+    with pytest.raises(ValueError, match="one_step"):
+        state.check()
