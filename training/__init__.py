@@ -24,6 +24,10 @@
 * ``training.evaluate_cli``: ``python evaluate.py`` (``siete-evaluate``): tournaments, exact
   values, solving, learned best responses, a run's report again;
 * ``training.exploit``: learned best responses (``evaluate.py --exploit``);
+* ``training.selection``: a pair's one-step gains, which choose the final pair of a run
+  without an exact measure (``evaluation.select: one_step``);
+* ``training.blas``: one BLAS thread per process, set before numpy loads (imported first by
+  the driver and ``evaluate.py``);
 * ``training.distill``: one banker network fitted to a mixture's banker;
 * ``training.ship``: ``python -m training.ship``: a run's final pair shipped as the
   pretrained agents, with its exact values.
