@@ -175,7 +175,7 @@ def _one_step(cfg: TrainConfig, run_dir: Path, state: RunState) -> None:
     from sb3_contrib import MaskablePPO
 
     from training.learners import derive_seed
-    from training.selection import chosen, one_step_gains
+    from training.selection import chosen, describe, one_step_gains
     from training.vine import actor
 
     t0 = time.perf_counter()
@@ -189,7 +189,7 @@ def _one_step(cfg: TrainConfig, run_dir: Path, state: RunState) -> None:
     best = chosen(state.one_step)
     print(
         "one-step gains of the last generations' pairs (a punter's / the bank's, per punter): "
-        + ", ".join(f"generation {c['generation']} {c['punter']:+.4f} / {c['banker']:+.4f}" for c in state.one_step)
+        + describe(state.one_step)
         + f"; the final pair: generation {best['generation']} ({time.perf_counter() - t0:.0f} s)"
     )
 

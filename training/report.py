@@ -492,11 +492,11 @@ def _selected_text(cfg: TrainConfig, report: dict[str, Any]) -> str:
     )
     one_step = report.get("one_step") or []
     if cfg.evaluation.select == "one_step" and one_step:
+        from training.selection import describe
+
         how = (
             "of the last generations' pairs, the one whose larger one-step gain is least (training.selection; "
-            "a punter's / the bank's, chips a hand per punter: "
-            + ", ".join(f"generation {c['generation']} {c['punter']:+.4f} / {c['banker']:+.4f}" for c in one_step)
-            + ")"
+            "a punter's / the bank's, chips a hand per punter: " + describe(one_step) + ")"
         )
     return f"- Final policies: punter from generation {sel.get('punter')}, banker from generation {sel.get('banker')} ({how})."
 

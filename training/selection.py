@@ -28,7 +28,6 @@ import numpy as np
 
 HANDS = 40_000  # hands per batch (two batches a role)
 LEAST = 30  # the least count of an observation whose choice counts
-TABLES = 200_000  # the sampler's tables (the learners' vine.tables)
 
 
 @dataclass
@@ -38,10 +37,6 @@ class OneStep:
 
     punter: float
     banker: float
-
-    @property
-    def worse(self) -> float:
-        return max(self.punter, self.banker)
 
 
 def _rows(batch) -> dict[bytes, tuple]:
@@ -68,13 +63,16 @@ def one_step_gains(
 ) -> OneStep:
     """``punter`` (at every punter seat) and ``banker``: players of ``VineSampler.seats``
     (actor networks, ``Frozen`` agents). Deterministic under ``seed``."""
+    from training.config import VineConfig
     from training.vine import BANKER, PUNTER, VineSampler
+
+    tables = VineConfig.model_fields["tables"].default  # the learners' sampler size
 
     gains = []
     for role in (PUNTER, BANKER):
         a, b = (
             _rows(s.sample(hands, s.seats(punter, banker), s.record(role), True))
-            for s in (VineSampler(rules, TABLES, seed + 2 * role + k, num_players) for k in (0, 1))
+            for s in (VineSampler(rules, tables, seed + 2 * role + k, num_players) for k in (0, 1))
         )
         gains.append(float(0.5 * (_cross(a, b, least) + _cross(b, a, least)) / hands / (num_players - 1)))
     return OneStep(*gains)
@@ -84,3 +82,9 @@ def chosen(candidates: list[dict[str, float]]) -> dict[str, float]:
     """Of candidates ``{"generation", "punter", "banker"}`` (``RunState.one_step``), the one
     whose larger gain is least (the later generation on a tie)."""
     return min(candidates, key=lambda c: (max(c["punter"], c["banker"]), -c["generation"]))
+
+
+def describe(candidates: list[dict[str, float]]) -> str:
+    """The candidates' gains in words: ``generation 4 +0.0350 / +0.0071, ...`` (a punter's /
+    the bank's), for the run's output and its report."""
+    return ", ".join(f"generation {c['generation']} {c['punter']:+.4f} / {c['banker']:+.4f}" for c in candidates)
