@@ -100,12 +100,6 @@ class PPOConfig(_Strict):
         description="the mirror-descent step: weight of KL(new policy || the policy that played) in the loss",
     )
     max_grad_norm: float = Field(0.5, gt=0)
-    adam_beta1: float = Field(
-        0.9,
-        ge=0,
-        lt=1,
-        description="Adam's first-moment decay (its momentum) in the mirror-descent steps",
-    )
     net_arch: list[int] = Field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"
 

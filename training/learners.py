@@ -57,8 +57,6 @@ def make_model(role_cfg: RoleConfig, venv, seed: int, tb: str | None, extra: dic
     p = role_cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy_kwargs: dict[str, Any] = {"net_arch": list(p.net_arch), "activation_fn": act}
-    if p.adam_beta1 != 0.9:  # SB3's Adam settings otherwise (eps 1e-5), as every snapshot so far
-        policy_kwargs["optimizer_kwargs"] = {"eps": 1e-5, "betas": (p.adam_beta1, 0.999)}
     model = VinePPO(
         "MlpPolicy",
         venv,
