@@ -184,7 +184,7 @@ def _one_step(cfg: TrainConfig, run_dir: Path, state: RunState) -> None:
     state.one_step = []
     for gen in range(max(1, n - cfg.evaluation.select_generations + 1), n + 1):
         p, b = (actor(MaskablePPO.load(run_dir / state.snapshots(r)[gen - 1], device="cpu").policy) for r in ROLES)
-        g = one_step_gains(cfg.rules, cfg.num_players, p, b, derive_seed(cfg.seed, 6, gen))
+        g = one_step_gains(cfg.rules, cfg.num_players, p, b, derive_seed(cfg.seed, 6, gen), tables=cfg.vine.tables)
         state.one_step.append({"generation": gen, "punter": g.punter, "banker": g.banker})
     best = chosen(state.one_step)
     print(

@@ -59,14 +59,23 @@ def _cross(choose: dict, score: dict, least: float) -> float:
 
 
 def one_step_gains(
-    rules: Any, num_players: int, punter: Any, banker: Any, seed: int, hands: int = HANDS, least: float = LEAST
+    rules: Any,
+    num_players: int,
+    punter: Any,
+    banker: Any,
+    seed: int,
+    hands: int = HANDS,
+    least: float = LEAST,
+    tables: int | None = None,
 ) -> OneStep:
     """``punter`` (at every punter seat) and ``banker``: players of ``VineSampler.seats``
-    (actor networks, ``Frozen`` agents). Deterministic under ``seed``."""
+    (actor networks, ``Frozen`` agents). Deterministic under ``seed``. ``tables``: the
+    sampler's size (a run's ``vine.tables``; by default ``VineConfig``'s)."""
     from training.config import VineConfig
     from training.vine import BANKER, PUNTER, VineSampler
 
-    tables = VineConfig.model_fields["tables"].default  # the learners' sampler size
+    if tables is None:
+        tables = VineConfig.model_fields["tables"].default
 
     gains = []
     for role in (PUNTER, BANKER):
