@@ -68,13 +68,7 @@ BANKER, PHASE, SEAT, HAND, TURN, FIRST, RAISED, POS, DLEN, HANDNO, BURNABLE, NBU
 NEWB, EXH, NDISC, NRESH, SEED0, SEED1, SEED2, SEED3 = range(12, 20)
 EVN, EVSEAT, EVPHASE = range(20, 23)  # the event log: its length, the last turn it announced
 INSTANT = 23  # the points game: the slot that won the game at once this hand (-1: none)
-# A deck shuffled as it is dealt (``shuffle_deck``): the cards from ``SHUF`` on are not in
-# their final order yet; the card dealt at position ``i`` is chosen among them by a forward
-# Fisher-Yates step drawn from the deck's seed (``DSEED0..3``) and ``i`` alone, so dealing
-# card by card and ordering the rest at once (``_order_deck``) give the same deck. A deck
-# given in order (stacked, a session's later decks, a reshuffle) has ``SHUF == DLEN``.
-SHUF, DSEED0 = 24, 25
-NSCAL = 29
+NSCAL = 24
 # cfg entries
 (K_N, K_H, K_MAXC, K_SPLITS, K_NB, K_TOP, K_CANRAISE, K_SWAP, K_SPLITANY, K_INITUP, K_DRAWDOWN, K_REVEAL75,
  K_FORCED, K_A, K_DECKSIZE, O_DECK, O_RET, O_NC, O_HID, O_TOT, O_STAKE, O_STATUS,
@@ -220,63 +214,42 @@ def uniform(rng, g):
 
 @njit(**KERNEL)
 def shuffle_deck(r, cfg, cards, rng, g):
-    """A fresh uniformly shuffled deck into the row, shuffled as it is dealt (``SHUF``): the
-    cards in order and the deck's seed, one number of table ``g``'s stream."""
+    """A fresh uniformly shuffled deck into the row: Fisher-Yates ("inside-out") with table
+    ``g``'s stream, two 32-bit draws from each 64-bit number."""
     d = cfg[O_DECK]
     m = cards.shape[0]
-    for i in range(m):
-        r[d + i] = cards[i]
-    _put_seed(r, DSEED0, next64(rng, g))
-    r[SHUF] = 0
+    x = rng[g]
+    mask = np.uint64(0xFFFFFFFF)
+    r[d] = cards[0]
+    z = np.uint64(0)
+    for i in range(1, m):
+        if i & 1:
+            x += _GOLDEN
+            z = mix64(x)
+            u = z & mask
+        else:
+            u = z >> np.uint64(32)
+        j = np.int64((u * np.uint64(i + 1)) >> np.uint64(32))
+        r[d + i] = r[d + j]
+        r[d + j] = cards[i]
+    rng[g] = x
     r[DLEN] = m
-
-
-@njit(**KERNEL, inline="always")
-def _deal_step(r, cfg, i):
-    """The forward Fisher-Yates step of position ``i`` of a deck shuffled as it is dealt: a
-    card uniform among ``i .. DLEN-1`` to ``i``, drawn from the deck's seed and ``i``."""
-    d = cfg[O_DECK]
-    z = mix64(_get_seed(r, DSEED0) + np.uint64(i + 1) * _GOLDEN)
-    j = i + _below(z, r[DLEN] - i)
-    c = r[d + j]
-    r[d + j] = r[d + i]
-    r[d + i] = c
-
-
-@njit(**KERNEL)
-def _order_deck(r, cfg):
-    """The rest of a deck shuffled as it is dealt put in its order (the same one card-by-card
-    dealing gives), before anything places a card in it."""
-    for i in range(r[SHUF], r[DLEN]):
-        _deal_step(r, cfg, i)
-    r[SHUF] = r[DLEN]
-
-
-@njit(**KERNEL, inline="always")
-def _put_seed(r, at, x):
-    """A ``uint64`` into the row's four 16-bit words from ``at``."""
-    for i in range(4):
-        w = np.int64((x >> np.uint64(16 * i)) & np.uint64(0xFFFF))
-        r[at + i] = w - 65536 if w >= 32768 else w  # as a signed 16-bit word
-
-
-@njit(**KERNEL, inline="always")
-def _get_seed(r, at):
-    x = np.uint64(0)
-    for i in range(4):
-        x |= np.uint64(np.int64(r[at + i]) & 0xFFFF) << np.uint64(16 * i)
-    return x
 
 
 @njit(**KERNEL)
 def set_seed(r, x):
     """The episode's seed ``x`` (a ``uint64``) into the row's four 16-bit words."""
-    _put_seed(r, SEED0, x)
+    for i in range(4):
+        w = np.int64((x >> np.uint64(16 * i)) & np.uint64(0xFFFF))
+        r[SEED0 + i] = w - 65536 if w >= 32768 else w  # as a signed 16-bit word
 
 
 @njit(**KERNEL, inline="always")
 def _row_seed(r):
-    return _get_seed(r, SEED0)
+    x = np.uint64(0)
+    for i in range(4):
+        x |= np.uint64(np.int64(r[SEED0 + i]) & 0xFFFF) << np.uint64(16 * i)
+    return x
 
 
 @njit(**KERNEL)
@@ -536,7 +509,6 @@ def _reshuffle(r, cfg):
     session_shuffle(_row_seed(r), 2 * r[NRESH] + 1, r[cfg[O_DISC] : cfg[O_DISC] + m], m, r[d : d + m])
     r[NRESH] += 1
     r[DLEN] = m
-    r[SHUF] = m
     r[POS] = 0
     r[NDISC] = 0
     for c in range(N_CARDS):
@@ -559,12 +531,9 @@ def _draw_into(r, cfg, k):
     slot ``k``'s cards (counted nowhere yet); returns it."""
     if r[POS] >= r[DLEN]:
         _reshuffle(r, cfg)
-    pos = r[POS]
-    if pos >= r[SHUF]:  # shuffled as it is dealt
-        _deal_step(r, cfg, pos)
-        r[SHUF] = pos + 1
     if cfg[K_FORCECAP]:
         _choose_top(r, cfg)
+    pos = r[POS]
     c = r[cfg[O_DECK] + pos]
     r[POS] = pos + 1
     nc = r[cfg[O_NC] + k]
@@ -856,7 +825,6 @@ def _next_hand(r, cfg):
         m = cfg[K_DECKSIZE]
         session_shuffle(_row_seed(r), 2 * r[HANDNO], cfg[cfg[T_CARDS] : cfg[T_CARDS] + m], m, r[d : d + m])
         r[DLEN] = m
-        r[SHUF] = m
         r[POS] = 0
         _clear_back(r, cfg)
     _open_hand(r, cfg)
@@ -1193,7 +1161,6 @@ def _swap_four(r, cfg, s):
     r[cfg[O_RET] + four] = 1  # shown going back into the deck
     _ev(r, cfg, EV_RETURN, 5, four, s, was_up, 1, 0, 0)
     _give(r, cfg, k, cfg[K_INITUP] != 0)
-    _order_deck(r, cfg)  # the 4 goes to a place in the deck's order
     d = cfg[O_DECK]
     pos, end = r[POS], r[DLEN]
     at = _swap_return_position(pos, end)
@@ -1201,7 +1168,6 @@ def _swap_four(r, cfg, s):
         r[d + i] = r[d + i - 1]
     r[d + at] = four
     r[DLEN] = end + 1
-    r[SHUF] = end + 1
     if cfg[K_FORCECAP]:
         r[cfg[O_FORCE] + F_BACK + four] = 1
 
@@ -1726,7 +1692,6 @@ def start_batch(state, cfg, games, bankers, decks, deck_len, rng):
         for j in range(deck_len):
             r[d + j] = decks[i, j]
         r[DLEN] = deck_len
-        r[SHUF] = deck_len
         if cfg[K_SESSION]:
             set_seed(r, next64(rng, games[i]))
         start(r, cfg, bankers[i])
