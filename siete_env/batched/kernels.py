@@ -160,6 +160,12 @@ LEARNER, PENDING = 0, 1
 # numba puts on each array handed to a helper cost more than the rules (``legal`` took 78 ns
 # a table with them, 30 ns without).
 KERNEL = dict(cache=True, _nrt=False)
+# Numba compiles a helper that is not inlined once for each combination of its arguments'
+# types, and types a constant argument as its own literal (a ``0`` or a ``True`` compiles
+# another copy; a row's int16 and an int64 another): so the scalars handed to such a helper
+# go as int64 (``_i8``) and bools as ``np.bool_``, and each helper compiles once
+# (docs/batched.md, "Compile time").
+_i8 = np.int64
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -297,7 +303,7 @@ def _ev_write(r, cfg, kind, m, a, b, c, d, e, f):
 def _ev(r, cfg, kind, m, a, b, c, d, e, f):
     """Log an event of ``m`` fields (``a..f``, the unused ones 0)."""
     if cfg[K_EVCAP]:
-        _ev_write(r, cfg, kind, m, a, b, c, d, e, f)
+        _ev_write(r, cfg, _i8(kind), _i8(m), _i8(a), _i8(b), _i8(c), _i8(d), _i8(e), _i8(f))
 
 
 # --------------------------------------------------------------------------- chosen cards
@@ -411,7 +417,7 @@ def _turn(r, cfg, seat, phase):
     if seat >= 0:
         r[SEAT] = seat
     if cfg[K_EVCAP]:
-        _ev_write(r, cfg, EV_TURN, 5, r[EVSEAT], r[EVPHASE], seat, phase, r[HANDNO], 0)
+        _ev(r, cfg, EV_TURN, 5, r[EVSEAT], r[EVPHASE], seat, phase, r[HANDNO], 0)
         r[EVSEAT] = seat
         r[EVPHASE] = phase
 
@@ -479,7 +485,7 @@ def _cards_total(r, cfg, k, visible):
 
 @njit(**KERNEL, inline="always")
 def _slot_total(r, cfg, k):
-    return _cards_total(r, cfg, k, False)
+    return _cards_total(r, cfg, _i8(k), np.bool_(False))
 
 
 @njit(**KERNEL, inline="always")
@@ -497,7 +503,7 @@ def _visible_total(r, cfg, k):
                 if r[cfg[O_MH] + c]:
                     t -= V2[c]
         return t
-    return _cards_total(r, cfg, k, True)
+    return _cards_total(r, cfg, _i8(k), np.bool_(True))
 
 
 @njit(**KERNEL)
@@ -598,7 +604,7 @@ def _result(r, cfg, k, s, outcome):
         kb = b * H
         bst = r[cfg[O_STATUS] + kb]
         B = r[cfg[O_TOT] + kb] if (bst == S_STOOD or bst == S_BUST) else -1
-        _ev_write(r, cfg, EV_RESULT, 6, s, k % H, outcome, st * mult, r[cfg[O_TOT] + k], B)
+        _ev(r, cfg, EV_RESULT, 6, s, k % H, outcome, st * mult, r[cfg[O_TOT] + k], B)
     if mult > 0:
         _pay(r, cfg, b, s, st * mult)
     else:
@@ -688,7 +694,7 @@ def _settle_points(r, cfg, instant):
 @njit(**KERNEL)
 def _settle(r, cfg):
     if cfg[K_POINTS]:
-        _settle_points(r, cfg, -1)
+        _settle_points(r, cfg, _i8(-1))
         return
     n, H, L = cfg[K_N], cfg[K_H], cfg[K_LIMIT]
     b = r[BANKER]
@@ -704,7 +710,7 @@ def _settle(r, cfg):
                 continue
             _reveal(r, cfg, k)
             if cfg[K_TRIPLEE] and r[cfg[O_TRIP] + k]:  # a triplèe: paid its own, whatever the banker has
-                _result(r, cfg, k, s, OUT_TRIPLEE)
+                _result(r, cfg, _i8(k), _i8(s), _i8(OUT_TRIPLEE))
                 continue
             c = r[cfg[O_BLIND] + k]
             if c >= 0:  # a shot 7: its card is shown now
@@ -717,14 +723,14 @@ def _settle(r, cfg):
                 out = cfg[cfg[T_SHOT] + min(P, TOTALS - 1) * (L + 2) + B]  # (settle.Payouts.shot_outcome)
                 if out == OUT_BUST:
                     _set_status(r, cfg, k, S_BUST)
-                _result(r, cfg, k, s, out)
+                _result(r, cfg, _i8(k), _i8(s), _i8(out))
                 continue
             P = r[cfg[O_TOT] + k]
             pr = _is_reale(r, cfg, k)
             if pr and (best < 0 or _reale_suit(r, cfg, k) < _reale_suit(r, cfg, best)):
                 best = k
-            _result(r, cfg, k, s, cfg[pay + ((P * (L + 2) + B) * 2 + pr) * 2 + br])
-    _pass_bank(r, cfg, B, br, best)  # (read by the next hand of a session, and by ``Table.new_banker``)
+            _result(r, cfg, _i8(k), _i8(s), _i8(cfg[pay + ((P * (L + 2) + B) * 2 + pr) * 2 + br]))
+    _pass_bank(r, cfg, _i8(B), _i8(br), _i8(best))  # (read by the next hand of a session, and by ``Table.new_banker``)
     _hand_over(r, cfg)
 
 
@@ -1012,12 +1018,12 @@ def _check_total(r, cfg, s, h):
         _reveal(r, cfg, k)
         _set_status(r, cfg, k, S_BUST)
         if not cfg[K_POINTS]:
-            _result(r, cfg, k, s, OUT_BUST)
+            _result(r, cfg, _i8(k), _i8(s), _i8(OUT_BUST))
         _end_punter_hand(r, cfg)
     elif _instant(r, cfg, k):  # it wins the game at once
         _reveal(r, cfg, k)
         _set_status(r, cfg, k, S_STOOD)
-        _settle_points(r, cfg, k)
+        _settle_points(r, cfg, _i8(k))
     elif t == cfg[K_LIMIT]:
         if cfg[K_REVEAL75] or _declared(cfg, t):
             _reveal(r, cfg, k)
@@ -1037,7 +1043,7 @@ def _hit(r, cfg, s, h, face_up):
     if not face_up and cfg[K_ALLDOWN] == 0 and not (cfg[A_ACE] >= 0 and r[cfg[O_ACE] + k]):
         _reveal(r, cfg, k)
     c = _give(r, cfg, k, face_up)
-    _after_draw(r, cfg, s, h, c, was_single, face_up)
+    _after_draw(r, cfg, _i8(s), _i8(h), _i8(c), np.bool_(was_single), np.bool_(face_up))
 
 
 @njit(**KERNEL, inline="always")
@@ -1075,7 +1081,7 @@ def _after_draw(r, cfg, s, h, c, was_single, face_up):
     ):
         _turn(r, cfg, s, P_SPLIT)
         return
-    _check_total(r, cfg, s, h)
+    _check_total(r, cfg, _i8(s), _i8(h))
     # burn_drawn: a 3 or 4 just received face-up, in a hand that plays on, may be burnt
     if (
         cfg[K_BURNDRAWN]
@@ -1109,7 +1115,7 @@ def _burn(r, cfg, s, h):
     if r[PHASE] == P_BET:
         _give(r, cfg, k, cfg[K_INITUP] != 0)
         return
-    _after_draw(r, cfg, s, h, _give(r, cfg, k, True), nc == 1, True)
+    _after_draw(r, cfg, _i8(s), _i8(h), _i8(_give(r, cfg, k, True)), np.bool_(nc == 1), np.bool_(True))
 
 
 @njit(**KERNEL)
@@ -1399,7 +1405,7 @@ def _act(r, cfg, a):
         if a == cfg[A_FUSIL]:
             _shoot(r, cfg, s)
         elif a == cfg[A_BURN]:
-            _burn(r, cfg, s, h)
+            _burn(r, cfg, _i8(s), _i8(h))
         elif a >= A_BET0 + nb:  # RAISE
             r[cfg[O_STAKE] + k] = cfg[K_LEVELS + a - A_BET0 - nb + 1]
             r[RAISED] = 1
@@ -1413,7 +1419,7 @@ def _act(r, cfg, a):
         if a == A_SWAP:
             _swap_four(r, cfg, s)
         elif a == cfg[A_BURN]:
-            _burn(r, cfg, s, 0)
+            _burn(r, cfg, _i8(s), _i8(0))
         elif a == cfg[A_ACE]:
             _declare_ace(r, cfg, s)
         else:
@@ -1429,7 +1435,7 @@ def _act(r, cfg, a):
         r[RAISED] = 0
         _turn(r, cfg, s, P_DRAW)
         if a == A_KEEP:
-            _check_total(r, cfg, s, h)
+            _check_total(r, cfg, _i8(s), _i8(h))
     elif ph == P_BANKER:
         kb = s * H
         if a == A_STAND:
@@ -1448,7 +1454,7 @@ def _act(r, cfg, a):
                 _settle(r, cfg)
             elif _instant(r, cfg, kb):  # (before the limit, as a punter's)
                 _set_status(r, cfg, kb, S_STOOD)
-                _settle_points(r, cfg, kb)
+                _settle_points(r, cfg, _i8(kb))
             elif t == cfg[K_LIMIT]:
                 _set_status(r, cfg, kb, S_STOOD)
                 _settle(r, cfg)
@@ -1803,7 +1809,7 @@ def advance(
                 if stage[g] == 1:
                     rewards[g] += r[c0] - before[g]
                     terminated[g] = True
-                    observe(r, cfg, 0, fold, final_obs[g])
+                    observe(r, cfg, _i8(0), fold, final_obs[g])
                     final_chips[g] = r[c0]
                     stage[g] = 2
                     skipped[g] = 0
@@ -1849,7 +1855,7 @@ def learner_views(state, cfg, lo, hi, fold, obs, masks):
     """Seat 0's observation and mask at tables ``lo..hi-1``."""
     for g in range(lo, hi):
         r = state[g]
-        observe(r, cfg, 0, fold, obs[g])
+        observe(r, cfg, _i8(0), fold, obs[g])
         if r[PHASE] != P_OVER and r[SEAT] == 0:
             write_mask(legal(r, cfg), masks[g])
         else:
