@@ -884,7 +884,7 @@ def _next_punter(r, cfg):
             return
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL)
 def _end_punter_hand(r, cfg):
     s, h = r[SEAT], r[HAND]
     if h + 1 < r[cfg[O_NH] + s]:
