@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml setup.py siete_env/game.py siete_env/encoding
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,train,web]"
-	$(PY) -m siete_env.warmup  # the numba kernels compiled ahead (2-3 minutes on two cores), not in the first run
+	$(PY) -m siete_env.warmup  # the numba kernels compiled ahead (about 1 minute on two cores), not in the first run
 	touch $@
 
 train: $(VENV)/.installed  ## the main job: train both roles (configs/train/default.yaml), then the report

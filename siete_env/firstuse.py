@@ -2,7 +2,7 @@
 
 The batched engine (``siete_env.batched``) and the exact evaluator's banker passes
 (``siete_env.solve.kernels``) are numba kernels, compiled on first use after an install or
-an upgrade (the batched engine about 2-3 minutes on two cores, the exact evaluator about
+an upgrade (the batched engine about 1 minute on two cores, the exact evaluator about
 10 s) and cached on disk after (``cache=True``). Without
 a word that is a silent pause in ``make_vec``'s first reset or ``evaluate.py``'s first
 pairing. ``notice(kernel, what)`` prints one line to stderr when ``kernel``'s on-disk cache
@@ -18,8 +18,8 @@ _said: set[str] = set()
 
 # how long each part takes to compile, on two cores (``python -m siete_env.warmup`` prints it)
 _TAKES = {
-    "the batched engine": "about 2-3 minutes",
-    "the batched engine's threads": "about 40 s",
+    "the batched engine": "about 1 minute",
+    "the batched engine's threads": "about 25 s",
     "the exact evaluator": "about 10 s",
 }
 _FLAG = {"the batched engine's threads": " --threads"}  # parts the warmup compiles only when asked

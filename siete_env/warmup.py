@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--threads",
         action="store_true",
-        help="also the single-seat views on several threads (make_vec(..., threads=N): about 40 s more)",
+        help="also the single-seat views on several threads (make_vec(..., threads=N): about 25 s more)",
     )
     args = ap.parse_args(argv)
     t = time.perf_counter()

@@ -159,7 +159,7 @@ class SeatVectorEnv(VectorEnv):
     through ``action_probs``); ``threads`` (default 1: every table on the caller's thread;
     up to numba's thread count, the machine's cores: the tables cut into that many parts,
     each stepped by the same kernels on its own thread, with the same results: every table
-    has its own row and random stream; compiled on first use, about 40 s, cached after;
+    has its own row and random stream; compiled on first use, about 25 s, cached after;
     with numba's OpenMP layer a process forked after using them cannot: start children
     with ``spawn`` or ``forkserver``).
     ``reset(seed=[s0, s1, ...])`` (one seed per table, as Gymnasium's
