@@ -163,7 +163,7 @@ KERNEL = dict(cache=True, _nrt=False)
 # Numba compiles a helper that is not inlined once for each combination of its arguments'
 # types, and types a constant argument as its own literal (a ``0`` or a ``True`` compiles
 # another copy; a row's int16 and an int64 another): so the scalars handed to such a helper
-# go as int64 (``_i8``) and bools as ``np.bool_``, and each helper compiles once
+# go as int64 (``_i8``) and bools as ``np.bool_``, and each helper compiles once per row type
 # (docs/batched.md, "Compile time").
 _i8 = np.int64
 
