@@ -323,7 +323,7 @@ class BatchedTables:
         # dozen (N, D) float32 arrays: observations, final observations, their recycled copies)
         self.bytes_per_table = 2 * o + 16 + 12 * 4 * self.obs_size + 4 * A + 16 * 8 * n
         self.N = check_num_tables(num_tables, self.bytes_per_table, num_tables_name)
-        # int16: half the memory of int32, the batch stays in cache (``wide``: int32)
+        # int16: half the memory of int32, the batch stays in cache (``wide``: int64)
         self.state = np.zeros((self.N, o), np.int64 if wide else np.int16)
         self.state[:, K.PHASE] = K.P_OVER
         self.rng = np.zeros(self.N, np.uint64)
