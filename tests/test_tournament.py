@@ -265,3 +265,37 @@ def test_less_exploitable_than_every_baseline_from_bounds_and_responders():
     text = "\n".join(exploitability_markdown(ex, {lp: "learned punter", lb: "learned banker"}, "chips"))
     assert "less exploitable than every baseline banker: **MET**" in text
     assert exploitability_vs_baselines(tournament, final[:1], lp, lb, 4) is None  # one seat measured: no verdict
+
+
+def test_less_exploitable_than_every_baseline_exactly_heads_up():
+    """Where the rules are measured exactly, every policy's exploitability is its exact best
+    response's value: the baselines' as the learned pair's, no interval, "apart" is "below"."""
+    from siete_env import raw_env, solve
+    from training.config import TrainConfig
+    from training.report import exact_exploitability_vs_baselines, exploitability_markdown
+
+    rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+    cfg = TrainConfig.model_validate(
+        {"rules": rules, "evaluation": {"punters": ["threshold:5", "bold:5.5"], "bankers": ["banker:5.5", "banker:6"]}}
+    )
+    table = raw_env(2, rules)
+    lp, lb = "threshold:5.5", "banker:6"  # "learned" here: two heuristics the exact values tell apart
+    nc = solve.nash_conv(make_agent(lp, table), make_agent(lb, table), rules)
+    fnc = {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value}
+    ex = exact_exploitability_vs_baselines(cfg, lp, lb, fnc)
+    assert exact_exploitability_vs_baselines(cfg, lp, lb, None) is None
+    value = {b: solve.best_response(make_agent(b, table), "banker", rules).value for b in ("banker:5.5", "banker:6")}
+    assert value["banker:5.5"] < value["banker:6"]  # so the "learned" banker:6 is the more exploitable
+    rows = {r["baseline"]: r for r in ex["banker"]["baselines"]}
+    assert list(rows) == ["banker:5.5"]  # the learned policy is not its own baseline
+    assert rows["banker:5.5"]["bound"]["mean"] == value["banker:5.5"] and not rows["banker:5.5"]["apart"]
+    assert ex["banker"]["learned"]["mean"] == value["banker:6"] and not ex["banker"]["met"]
+    punters = {b: solve.best_response(make_agent(b, table), "punter", rules).value for b in ("threshold:5", "bold:5.5")}
+    for r in ex["punter"]["baselines"]:
+        assert r["bound"]["mean"] == punters[r["baseline"]]
+        assert r["apart"] == (nc.banker_br_value < punters[r["baseline"]])
+    assert ex["banker"]["gain_per_punter"]["mean"] == pytest.approx(nc.banker_br_value + nc.ev, abs=FLOAT64)
+    assert ex["punter"]["gain_per_punter"]["mean"] == pytest.approx(nc.punter_br_value - nc.ev, abs=FLOAT64)
+    text = "\n".join(exploitability_markdown(ex, {lp: "learned punter", lb: "learned banker"}, "chips"))
+    assert "here exactly" in text and "±" not in text
+    assert "less exploitable than every baseline banker: **NOT MET** (not below: banker:5.5)" in text

@@ -478,6 +478,14 @@ def test_mixture_run_ends_with_the_least_exploitable_mixture_and_its_report(tmp_
     report = json.loads((run / "report.json").read_text())
     assert report["reference"]["value"] == pytest.approx(-0.11289)
     assert "nash_conv_time.png" in report["plots"] and (run / "nash_conv_time.png").is_file()
+    # heads-up and exact: every baseline's exploitability is its exact best response's value
+    ex = report["exploitability"]
+    assert ex["exact"] and ex["banker"]["learned"]["mean"] == report["final_nash_conv"]["punter_br"]
+    (row,) = ex["banker"]["baselines"]  # banker:6, the config's one baseline banker
+    assert row["bound"]["mean"] == pytest.approx(
+        solve.best_response(make_agent("banker:6", table), "banker", rules).value, abs=FLOAT64
+    )
+    assert "## Less exploitable than every baseline?" in md and "the exact best response" in md
 
 
 def test_the_defaults_are_the_shipped_recipe():

@@ -172,26 +172,70 @@ def exploitability_vs_baselines(
     return out
 
 
+def exact_exploitability_vs_baselines(
+    cfg: TrainConfig, lp: str, lb: str, fnc: dict[str, float] | None
+) -> dict[str, Any] | None:
+    """``exploitability_vs_baselines`` where the rules are measured exactly (heads-up,
+    ``evaluation.exact``: ``fnc`` is the final pair's exact measure): every policy's
+    exploitability is its exact best response's value (no interval), the baselines' as the
+    learned policies', so "apart" is "below"."""
+    if fnc is None:
+        return None
+    from siete_env import raw_env, solve
+
+    ev, table, e = solve.evaluator(cfg.rules), raw_env(num_players=2, rules=cfg.rules), cfg.evaluation
+    exact = "the exact best response"
+    out: dict[str, Any] = {"exact": True}
+    # (role, its learned policy's exploitability, its baselines, the exact best response's gain in its seat)
+    for role, value, bases, gain, learned in (
+        ("banker", fnc["punter_br"], e.bankers, fnc["banker_br"] + fnc["ev"], lb),
+        ("punter", fnc["banker_br"], e.punters, fnc["punter_br"] - fnc["ev"], lp),
+    ):
+        rows = []
+        for base in dict.fromkeys(b for b in bases if b != learned):
+            v = solve.best_response(make_agent(base, table), role, ev).value
+            rows.append({"baseline": base, "bound": _interval(v, 0.0, exact), "apart": value < v})
+        out[role] = {
+            "learned": _interval(value, 0.0, exact),
+            "baselines": rows,
+            "met": all(x["apart"] for x in rows),
+            "gain_per_punter": _interval(gain, 0.0, exact),
+        }
+    return out
+
+
 def exploitability_markdown(ex: dict[str, Any], names: dict[str, str], unit: str) -> list[str]:
+    exact = bool(ex.get("exact"))
     lines = [
         "## Less exploitable than every baseline?",
         "",
-        "A policy's exploitability is what a best response earns against it. The learned policies': the responders "
-        "above. A baseline's: **at least** the best any policy of the round robin earns against it (or a responder "
-        "against it, where one was measured); the learned policy is less exploitable where its responder's interval "
-        f"lies below that bound's ({unit} per hand, 95% CI).",
+        "A policy's exploitability is what a best response earns against it"
+        + (
+            f", here exactly ({unit} per hand: the punter's best response's result against a banker, the bank's "
+            "against a punter); the learned policy is less exploitable where its value lies below the baseline's."
+            if exact
+            else ". The learned policies': the responders above. A baseline's: **at least** the best any policy of the "
+            "round robin earns against it (or a responder against it, where one was measured); the learned policy is "
+            f"less exploitable where its responder's interval lies below that bound's ({unit} per hand, 95% CI)."
+        ),
         "",
-        "| role | policy | what a best response earns against it (at least, for a baseline) | by | apart from the learned |",
+        "| role | policy | what a best response earns against it"
+        + ("" if exact else " (at least, for a baseline)")
+        + f" | by | {'the learned below it' if exact else 'apart from the learned'} |",
         "| --- | --- | ---: | --- | --- |",
     ]
+
+    def value(x: dict[str, Any]) -> str:
+        return f"{x['mean']:+.4f}" if exact else f"{x['mean']:+.4f} ± {x['ci95']:.4f}"
+
     for role in ("banker", "punter"):
         x = ex[role]
         m = x["learned"]
-        lines.append(f"| {role} | **learned {role}** | {m['mean']:+.4f} ± {m['ci95']:.4f} | {m['by']} | |")
+        lines.append(f"| {role} | **learned {role}** | {value(m)} | {m['by']} | |")
         for b in x["baselines"]:
             bd = b["bound"]
             lines.append(
-                f"| {role} | {_label(b['baseline'], names)} | {bd['mean']:+.4f} ± {bd['ci95']:.4f} "
+                f"| {role} | {_label(b['baseline'], names)} | {value(bd)} "
                 f"| {_label(bd['by'], names)} | {'yes' if b['apart'] else '**no**'} |"
             )
     lines.append("")
@@ -201,9 +245,9 @@ def exploitability_markdown(ex: dict[str, Any], names: dict[str, str], unit: str
         not_apart = [_label(b["baseline"], names) for b in x["baselines"] if not b["apart"]]
         lines.append(
             f"- Learned {role}: less exploitable than every baseline {role}: **{'MET' if x['met'] else 'NOT MET'}**"
-            + (f" (not apart: {', '.join(not_apart)})" if not_apart else "")
-            + f"; a responder in the {role}'s seat gains {g['mean']:+.4f} ± {g['ci95']:.4f} per punter against the "
-            + f"learned {'punters' if role == 'banker' else 'banker'} "
+            + (f" (not {'below' if exact else 'apart'}: {', '.join(not_apart)})" if not_apart else "")
+            + f"; {'the exact best response' if exact else 'a responder'} in the {role}'s seat gains {value(g)} "
+            + f"per punter against the learned {'punters' if role == 'banker' else 'banker'} "
             + ("(≤ 0.05)" if g["mean"] <= 0.05 else "(**over 0.05**)")
         )
     lines.append("")
@@ -268,7 +312,8 @@ def run_report(cfg: TrainConfig, run_dir: Path, state: RunState, train_seconds: 
         "final": asdict(state.final) if state.final and AgentSpec.parse(lp).kind == "table" else None,
         "final_nash_conv": final_nc,
         "exploit": exploit,
-        "exploitability": exploitability_vs_baselines(t.to_dict(), exploit, lp, lb, cfg.num_players),
+        "exploitability": exact_exploitability_vs_baselines(cfg, lp, lb, final_nc)
+        or exploitability_vs_baselines(t.to_dict(), exploit, lp, lb, cfg.num_players),
         "reference": _reference(cfg),
         "wall_seconds": state.wall_seconds,
     }
