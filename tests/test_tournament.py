@@ -269,33 +269,51 @@ def test_less_exploitable_than_every_baseline_from_bounds_and_responders():
 
 def test_less_exploitable_than_every_baseline_exactly_heads_up():
     """Where the rules are measured exactly, every policy's exploitability is its exact best
-    response's value: the baselines' as the learned pair's, no interval, "apart" is "below"."""
+    response's value: the baselines' as the learned pair's, no interval, "apart" is "below"
+    (a tie is not)."""
     from siete_env import raw_env, solve
     from training.config import TrainConfig
     from training.report import exact_exploitability_vs_baselines, exploitability_markdown
 
     rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
-    cfg = TrainConfig.model_validate(
-        {"rules": rules, "evaluation": {"punters": ["threshold:5", "bold:5.5"], "bankers": ["banker:5.5", "banker:6"]}}
-    )
     table = raw_env(2, rules)
-    lp, lb = "threshold:5.5", "banker:6"  # "learned" here: two heuristics the exact values tell apart
-    nc = solve.nash_conv(make_agent(lp, table), make_agent(lb, table), rules)
-    fnc = {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value}
-    ex = exact_exploitability_vs_baselines(cfg, lp, lb, fnc)
-    assert exact_exploitability_vs_baselines(cfg, lp, lb, None) is None
-    value = {b: solve.best_response(make_agent(b, table), "banker", rules).value for b in ("banker:5.5", "banker:6")}
-    assert value["banker:5.5"] < value["banker:6"]  # so the "learned" banker:6 is the more exploitable
-    rows = {r["baseline"]: r for r in ex["banker"]["baselines"]}
-    assert list(rows) == ["banker:5.5"]  # the learned policy is not its own baseline
-    assert rows["banker:5.5"]["bound"]["mean"] == value["banker:5.5"] and not rows["banker:5.5"]["apart"]
-    assert ex["banker"]["learned"]["mean"] == value["banker:6"] and not ex["banker"]["met"]
-    punters = {b: solve.best_response(make_agent(b, table), "punter", rules).value for b in ("threshold:5", "bold:5.5")}
-    for r in ex["punter"]["baselines"]:
-        assert r["bound"]["mean"] == punters[r["baseline"]]
-        assert r["apart"] == (nc.banker_br_value < punters[r["baseline"]])
+
+    def verdict(lp, lb, punters, bankers):
+        cfg = TrainConfig.model_validate({"rules": rules, "evaluation": {"punters": punters, "bankers": bankers}})
+        nc = solve.nash_conv(make_agent(lp, table), make_agent(lb, table), rules)
+        fnc = {"ev": nc.ev, "punter_br": nc.punter_br_value, "banker_br": nc.banker_br_value}
+        return nc, exact_exploitability_vs_baselines(cfg, lp, lb, fnc)
+
+    def br(spec, role):  # what a best response earns against it (the punter's chips / the bank's)
+        return solve.best_response(make_agent(spec, table), role, rules).value
+
+    # "learned" here: heuristics whose exact values differ. In these rules banker:6 and smart:6
+    # play alike, as do threshold:5.5 and bold:5.5 (ties); random is far more exploitable.
+    nc, ex = verdict("threshold:5.5", "banker:6", ["random", "threshold:5", "bold:5.5"],
+                     ["random", "banker:5.5", "smart:6", "banker:6"])  # fmt: skip
+    assert br("banker:5.5", "banker") < br("banker:6", "banker") < br("random", "banker")
+    assert br("threshold:5", "punter") < br("threshold:5.5", "punter") < br("random", "punter")
+    banks = {r["baseline"]: r for r in ex["banker"]["baselines"]}
+    assert list(banks) == ["random", "banker:5.5", "smart:6"]  # the learned policy is not its own baseline
+    assert {b: r["apart"] for b, r in banks.items()} == {"random": True, "banker:5.5": False, "smart:6": False}
+    assert all(r["bound"]["mean"] == br(b, "banker") for b, r in banks.items())
+    assert ex["banker"]["learned"]["mean"] == pytest.approx(br("banker:6", "banker"), abs=FLOAT64)
+    assert not ex["banker"]["met"]  # below random only
+    punts = {r["baseline"]: r for r in ex["punter"]["baselines"]}
+    assert {b: r["apart"] for b, r in punts.items()} == {"random": True, "threshold:5": False, "bold:5.5": False}
+    assert all(r["bound"]["mean"] == br(b, "punter") for b, r in punts.items())
+    assert ex["punter"]["learned"]["mean"] == pytest.approx(br("threshold:5.5", "punter"), abs=FLOAT64)
+    assert not ex["punter"]["met"]
+    # each seat's gain is the exact best response's over the learned policy in that seat
     assert ex["banker"]["gain_per_punter"]["mean"] == pytest.approx(nc.banker_br_value + nc.ev, abs=FLOAT64)
     assert ex["punter"]["gain_per_punter"]["mean"] == pytest.approx(nc.punter_br_value - nc.ev, abs=FLOAT64)
-    text = "\n".join(exploitability_markdown(ex, {lp: "learned punter", lb: "learned banker"}, "chips"))
+    text = "\n".join(
+        exploitability_markdown(ex, {"threshold:5.5": "learned punter", "banker:6": "learned banker"}, "chips")
+    )
     assert "here exactly" in text and "±" not in text
-    assert "less exploitable than every baseline banker: **NOT MET** (not below: banker:5.5)" in text
+    assert "less exploitable than every baseline banker: **NOT MET** (not below: banker:5.5, smart:6)" in text
+    # below every baseline of its role: met
+    _, ex = verdict("threshold:5", "banker:5.5", ["threshold:5.5", "random"], ["banker:6", "random"])
+    assert ex["banker"]["met"] and ex["punter"]["met"]
+    assert all(r["apart"] for role in ("banker", "punter") for r in ex[role]["baselines"])
+    assert exact_exploitability_vs_baselines(TrainConfig(), "threshold:5", "banker:5.5", None) is None  # not exact
