@@ -317,3 +317,21 @@ def test_less_exploitable_than_every_baseline_exactly_heads_up():
     assert ex["banker"]["met"] and ex["punter"]["met"]
     assert all(r["apart"] for role in ("banker", "punter") for r in ex[role]["baselines"])
     assert exact_exploitability_vs_baselines(TrainConfig(), "threshold:5", "banker:5.5", None) is None  # not exact
+
+
+def test_the_exact_verdict_is_left_out_not_the_report_when_a_baseline_cannot_be_measured(monkeypatch, capsys):
+    from siete_env import solve
+    from training.config import TrainConfig
+    from training.report import exact_exploitability_vs_baselines
+
+    def refuse(policy, against, rules):
+        raise ValueError("this policy cannot be tabulated")
+
+    monkeypatch.setattr(solve, "best_response", refuse)
+    rules = {"preset": "spanish", "bet_levels": [1], "four_swap": "off", "max_splits": 0}
+    cfg = TrainConfig.model_validate(
+        {"rules": rules, "evaluation": {"punters": ["threshold:5"], "bankers": ["banker:6"]}}
+    )
+    fnc = {"ev": 0.1, "punter_br": 0.2, "banker_br": -0.05}
+    assert exact_exploitability_vs_baselines(cfg, "threshold:5.5", "banker:5.5", fnc) is None
+    assert "banker:6 (banker) was not measured: this policy cannot be tabulated" in capsys.readouterr().out
