@@ -486,6 +486,7 @@ def test_mixture_run_ends_with_the_least_exploitable_mixture_and_its_report(tmp_
         solve.best_response(make_agent("banker:6", table), "banker", rules).value, abs=FLOAT64
     )
     assert "## Less exploitable than every baseline?" in md and "the exact best response" in md
+    assert f"Training time: {state['wall_seconds']:.0f} s (as the run recorded it" in md  # not 0 s
 
 
 def test_the_defaults_are_the_shipped_recipe():

@@ -610,7 +610,13 @@ def _report_markdown(cfg: TrainConfig, report: dict[str, Any], rows, wc, names) 
         f"Rules `{cfg.rules}`, {cfg.num_players} players; {report['generations']} generations; "
         f"punter {report['learn_steps']['punter']:,} and banker {report['learn_steps']['banker']:,} learner env steps.",
         "",
-        f"- Training time: {report['train_seconds'] or 0:.0f} s; evaluation time: {report['eval_seconds']:.0f} s.",
+        "- Training time: "
+        + (
+            f"{report['train_seconds']:.0f} s"
+            if report["train_seconds"] is not None
+            else f"{report['wall_seconds'] or 0:.0f} s (as the run recorded it; this report re-made by `evaluate.py --run`)"
+        )
+        + f"; evaluation time: {report['eval_seconds']:.0f} s.",
         "- **Training throughput** (env steps per second while learning: the vine learner's iterations, "
         f"branches included): punter {tp['punter']:,.0f}, "
         f"banker {tp['banker']:,.0f} (each in its own process); both learners together {tp['overall']:,.0f} "
